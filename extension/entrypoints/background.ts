@@ -1,0 +1,86 @@
+import { browser, type Browser } from 'wxt/browser';
+import { defineBackground } from 'wxt/utils/define-background';
+
+import { VERSION, type DaemonEvent } from '@nextai/shared';
+
+import { showBadge } from '../lib/badge.js';
+import { detectBrowser } from '../lib/browser-family.js';
+import { implementedBrowserTools } from '../lib/browser-tools.js';
+import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
+import { PANEL_PORT_NAME, panelToBackgroundSchema, type BackgroundToPanel } from '../lib/panel-messages.js';
+
+const CURSOR_KEY = 'eventCursor';
+const RECENT_EVENTS = 50;
+
+export default defineBackground({
+  // Firefox MV2: keep the background page (and with it the host port) alive.
+  persistent: { firefox: true },
+  main() {
+    const browserName = detectBrowser(navigator);
+    const connection = new HostConnection({
+      connectNative: (name) => browser.runtime.connectNative(name) as unknown as NativePort,
+      disconnectReason: (port) =>
+        browser.runtime.lastError?.message ?? (port as unknown as { error?: { message?: string } }).error?.message,
+      client: { kind: 'extension', name: browserName, version: VERSION },
+      browserTools: implementedBrowserTools,
+      loadCursor: async () => {
+        const stored = await browser.storage.local.get(CURSOR_KEY);
+        const cursor = stored[CURSOR_KEY] as EventCursor | undefined;
+        return cursor && typeof cursor.seq === 'number' ? cursor : { seq: 0 };
+      },
+      saveCursor: (cursor) => browser.storage.local.set({ [CURSOR_KEY]: cursor }),
+    });
+
+    const recentEvents: DaemonEvent[] = [];
+    const panels = new Set<Browser.runtime.Port>();
+    const post = (port: Browser.runtime.Port, message: BackgroundToPanel) => port.postMessage(message);
+
+    connection.onStateChange((state) => {
+      void showBadge(state);
+      for (const panel of panels) post(panel, { type: 'state', state: { ...state } });
+    });
+    connection.onEvent((event) => {
+      recentEvents.push(event);
+      if (recentEvents.length > RECENT_EVENTS) recentEvents.shift();
+      for (const panel of panels) post(panel, { type: 'events', events: [event] });
+    });
+
+    browser.runtime.onConnect.addListener((port) => {
+      if (port.name !== PANEL_PORT_NAME) return;
+      panels.add(port);
+      port.onDisconnect.addListener(() => panels.delete(port));
+      post(port, { type: 'state', state: { ...connection.current } });
+      post(port, { type: 'events', events: [...recentEvents] });
+      port.onMessage.addListener((raw) => {
+        const parsed = panelToBackgroundSchema.safeParse(raw);
+        if (!parsed.success) return;
+        const message = parsed.data;
+        if (message.type === 'reconnect') {
+          connection.reconnectNow();
+          return;
+        }
+        connection
+          .request(message.method, message.params as never, { timeoutMs: 120_000 })
+          .then((result) => post(port, { type: 'response', id: message.id, outcome: { ok: true, result } }))
+          .catch((error: { code?: string; message?: string }) =>
+            post(port, {
+              type: 'response',
+              id: message.id,
+              outcome: {
+                ok: false,
+                error: { code: error.code ?? 'INTERNAL', message: error.message ?? String(error) },
+              },
+            }),
+          );
+      });
+    });
+
+    // Chromium: the toolbar button opens the side panel. (Firefox opens its sidebar by itself.)
+    void browser.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true });
+
+    // For end-to-end tests and `npm run bench`, which drive the real connection from this context.
+    Object.assign(globalThis, { nextaiBackground: { connection } });
+
+    void connection.start();
+  },
+});

@@ -1,0 +1,260 @@
+import {
+  AppError,
+  CLIENT_METHODS,
+  CLIENT_NOTIFICATIONS,
+  ChunkAssembler,
+  DAEMON_METHODS,
+  DAEMON_NOTIFICATIONS,
+  JsonRpcPeer,
+  NATIVE_HOST_NAME,
+  PROTOCOL_VERSION,
+  toAppError,
+  type ClientInfo,
+  type DaemonEvent,
+  type MethodParams,
+  type MethodResult,
+  type RequestOptions,
+} from '@nextai/shared';
+
+import { runBrowserTool } from './browser-tools.js';
+import { INITIAL_STATE, type ConnectionState } from './connection-state.js';
+
+/** The parts of a `runtime.Port` this module uses; tests pass a fake. */
+export interface NativePort {
+  postMessage(message: unknown): void;
+  disconnect(): void;
+  onMessage: { addListener(listener: (message: unknown) => void): void };
+  onDisconnect: { addListener(listener: (port: NativePort) => void): void };
+}
+
+export interface EventCursor {
+  seq: number;
+  logId?: string;
+}
+
+export interface HostConnectionOptions {
+  connectNative: (hostName: string) => NativePort;
+  /** Why a port closed: `runtime.lastError` in Chromium, `port.error` in Firefox. */
+  disconnectReason: (port: NativePort) => string | undefined;
+  client: Pick<ClientInfo, 'kind' | 'name' | 'version'>;
+  /** Browser tools this build implements, announced in `daemon.hello`. */
+  browserTools: string[];
+  loadCursor: () => Promise<EventCursor>;
+  saveCursor: (cursor: EventCursor) => Promise<void>;
+  /** Waits before successive reconnection attempts; the last one repeats. */
+  backoffMs?: readonly number[];
+  now?: () => number;
+}
+
+type Peer = JsonRpcPeer<
+  typeof DAEMON_METHODS,
+  typeof CLIENT_METHODS,
+  typeof DAEMON_NOTIFICATIONS,
+  typeof CLIENT_NOTIFICATIONS
+>;
+
+const DEFAULT_BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000, 30000];
+
+/** Chromium's message when no manifest for the host name exists for this browser. */
+const HOST_MISSING_PATTERNS = [/native messaging host not found/i, /no such native application/i];
+
+/**
+ * The background's one port to the native host. It keeps the port open, reconnects with growing
+ * waits when it closes, introduces itself to the daemon (`daemon.hello`), and resumes the event
+ * stream from the last `seq` it saw — persisted, so a service-worker restart resumes too.
+ */
+export class HostConnection {
+  private state: ConnectionState = { ...INITIAL_STATE };
+  private port: NativePort | undefined;
+  private peer: Peer | undefined;
+  private cursor: EventCursor = { seq: 0 };
+  private attempts = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private readonly stateListeners = new Set<(state: ConnectionState) => void>();
+  private readonly eventListeners = new Set<(event: DaemonEvent) => void>();
+  private readonly assembler = new ChunkAssembler();
+
+  constructor(private readonly options: HostConnectionOptions) {}
+
+  get current(): ConnectionState {
+    return this.state;
+  }
+
+  async start(): Promise<void> {
+    this.cursor = await this.options.loadCursor();
+    this.setState({ lastEventSeq: this.cursor.seq });
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.port?.disconnect();
+    this.peer?.close(new AppError('DISCONNECTED', 'The extension closed the connection.'));
+  }
+
+  /** Drops any pending wait and tries to connect now (the panel's "Retry" button). */
+  reconnectNow(): void {
+    if (this.state.status === 'connected') return;
+    clearTimeout(this.retryTimer);
+    this.attempts = 0;
+    this.teardownPort();
+    this.connect();
+  }
+
+  onStateChange(listener: (state: ConnectionState) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  onEvent(listener: (event: DaemonEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  request<M extends keyof typeof DAEMON_METHODS & string>(
+    method: M,
+    params: MethodParams<typeof DAEMON_METHODS, M>,
+    options?: RequestOptions,
+  ): Promise<MethodResult<typeof DAEMON_METHODS, M>> {
+    if (!this.peer || this.state.status !== 'connected') {
+      return Promise.reject(
+        new AppError('DAEMON_UNAVAILABLE', this.state.error?.message ?? 'Not connected to the NextAI host yet.'),
+      );
+    }
+    return this.peer.request(method, params, options);
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.setState({ status: 'connecting', nextRetryAt: undefined });
+    let port: NativePort;
+    try {
+      port = this.options.connectNative(NATIVE_HOST_NAME);
+    } catch (error) {
+      this.onClosed(toAppError(error, 'DAEMON_UNAVAILABLE').message);
+      return;
+    }
+    const peer: Peer = new JsonRpcPeer({
+      send: (message) => port.postMessage(message),
+      outgoing: DAEMON_METHODS,
+      incoming: CLIENT_METHODS,
+      outgoingNotifications: DAEMON_NOTIFICATIONS,
+      incomingNotifications: CLIENT_NOTIFICATIONS,
+      handlers: {
+        'extension.tool_call': ({ name, input, call_id }) => runBrowserTool(name, input, call_id),
+      },
+      notificationHandlers: {
+        event: (event) => this.onDaemonEvent(event),
+        'bridge.chunk': (chunk) => {
+          const whole = this.assembler.add(chunk, this.now());
+          if (whole !== undefined) peer.receive(JSON.parse(whole));
+        },
+        'bridge.state': ({ daemon, message }) => {
+          if (daemon === 'connected') void this.handshake(peer);
+          else if (daemon === 'reconnecting') this.setState({ status: 'connecting', daemonRestarting: true });
+          else
+            this.setState({
+              error: describeError('DAEMON_UNAVAILABLE', message ?? 'The daemon could not be started.'),
+            });
+        },
+      },
+      onProtocolError: (error) => {
+        // A message with no request to answer: the host refusing this origin, a bad frame.
+        if (error.code === 'ORIGIN_NOT_ALLOWED') this.setState({ error: describeError(error.code, error.message) });
+      },
+    });
+    this.port = port;
+    this.peer = peer;
+    port.onMessage.addListener((message) => peer.receive(message));
+    port.onDisconnect.addListener((closed) => {
+      if (closed !== this.port) return;
+      this.onClosed(this.options.disconnectReason(closed) ?? 'The native host closed the connection.');
+    });
+    void this.handshake(peer);
+  }
+
+  private async handshake(peer: Peer): Promise<void> {
+    try {
+      const hello = await peer.request('daemon.hello', {
+        client: { ...this.options.client, capabilities: ['browser_tools'], tools: this.options.browserTools },
+        protocol_version: PROTOCOL_VERSION,
+      });
+      if (peer !== this.peer) return;
+      this.attempts = 0;
+      this.setState({ status: 'connected', daemon: hello.daemon, error: undefined, daemonRestarting: false });
+      const subscription = await peer.request('events.subscribe', {
+        after_seq: this.cursor.seq,
+        ...(this.cursor.logId ? { log_id: this.cursor.logId } : {}),
+      });
+      if (subscription.gap) {
+        // The replay is incomplete: start over from what the daemon has now.
+        this.cursor = { seq: subscription.last_seq, logId: subscription.log_id };
+      } else {
+        this.cursor = { seq: Math.max(this.cursor.seq, subscription.last_seq), logId: subscription.log_id };
+      }
+      this.setState({ lastEventSeq: this.cursor.seq });
+      this.scheduleCursorSave();
+    } catch (error) {
+      const appError = toAppError(error);
+      // A closed port is handled by onDisconnect; anything else is worth showing.
+      if (appError.code !== 'DISCONNECTED' && peer === this.peer) {
+        this.setState({ error: describeError(appError.code, appError.message) });
+      }
+    }
+  }
+
+  private onDaemonEvent(event: DaemonEvent): void {
+    if (event.seq <= this.cursor.seq && this.cursor.logId !== undefined) return;
+    this.cursor = { ...this.cursor, seq: Math.max(this.cursor.seq, event.seq) };
+    this.setState({ lastEventSeq: this.cursor.seq });
+    this.scheduleCursorSave();
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  private onClosed(reason: string): void {
+    this.teardownPort();
+    if (this.stopped) return;
+    const backoff = this.options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    const wait = backoff[Math.min(this.attempts, backoff.length - 1)] ?? 30_000;
+    this.attempts += 1;
+    this.setState({
+      status: 'disconnected',
+      daemonRestarting: false,
+      error: describeError('DISCONNECTED', reason),
+      nextRetryAt: this.now() + wait,
+    });
+    this.retryTimer = setTimeout(() => this.connect(), wait);
+  }
+
+  private teardownPort(): void {
+    const port = this.port;
+    this.port = undefined;
+    this.peer?.close(new AppError('DISCONNECTED', 'The connection to the native host closed.'));
+    this.peer = undefined;
+    port?.disconnect();
+  }
+
+  private scheduleCursorSave(): void {
+    if (this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      void this.options.saveCursor(this.cursor);
+    }, 250);
+  }
+
+  private setState(patch: Partial<ConnectionState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.stateListeners) listener(this.state);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+}
+
+function describeError(code: string, message: string): NonNullable<ConnectionState['error']> {
+  return { code, message, hostMissing: HOST_MISSING_PATTERNS.some((pattern) => pattern.test(message)) };
+}

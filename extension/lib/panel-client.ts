@@ -1,0 +1,88 @@
+import { browser, type Browser } from 'wxt/browser';
+
+import { AppError, isErrorCode, type DaemonEvent } from '@nextai/shared';
+
+import { INITIAL_STATE, type ConnectionState } from './connection-state.js';
+import {
+  PANEL_PORT_NAME,
+  backgroundToPanelSchema,
+  type PanelMethod,
+  type PanelToBackground,
+} from './panel-messages.js';
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: AppError) => void;
+}
+
+/**
+ * The side panel's line to the background, which owns the host connection. State and events are
+ * pushed; requests are relayed to the daemon. Reconnects when the background restarts.
+ */
+export class PanelClient {
+  state: ConnectionState = { ...INITIAL_STATE };
+  events: DaemonEvent[] = [];
+  private port: Browser.runtime.Port | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly listeners = new Set<() => void>();
+
+  connect(): void {
+    const port = browser.runtime.connect({ name: PANEL_PORT_NAME });
+    this.port = port;
+    port.onMessage.addListener((raw) => {
+      const parsed = backgroundToPanelSchema.safeParse(raw);
+      if (!parsed.success) return;
+      const message = parsed.data;
+      if (message.type === 'state') {
+        this.state = message.state as unknown as ConnectionState;
+      } else if (message.type === 'events') {
+        const known = new Set(this.events.map((event) => event.seq));
+        const fresh = (message.events as unknown as DaemonEvent[]).filter((event) => !known.has(event.seq));
+        this.events = [...this.events, ...fresh].slice(-50);
+      } else {
+        const pending = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if (message.outcome.ok) pending?.resolve(message.outcome.result);
+        else {
+          const { code, message: text } = message.outcome.error;
+          pending?.reject(new AppError(isErrorCode(code) ? code : 'INTERNAL', text));
+        }
+      }
+      this.emit();
+    });
+    port.onDisconnect.addListener(() => {
+      for (const pending of this.pending.values()) {
+        pending.reject(new AppError('DISCONNECTED', 'The extension background restarted.'));
+      }
+      this.pending.clear();
+      // The background service worker restarted (or is being updated): connect to the new one.
+      setTimeout(() => this.connect(), 200);
+    });
+  }
+
+  request(method: PanelMethod, params: Record<string, unknown> = {}): Promise<unknown> {
+    const port = this.port;
+    if (!port) return Promise.reject(new AppError('DISCONNECTED', 'Not connected to the extension background.'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: PanelToBackground = { type: 'request', id, method, params };
+      port.postMessage(message);
+    });
+  }
+
+  reconnect(): void {
+    const message: PanelToBackground = { type: 'reconnect' };
+    this.port?.postMessage(message);
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

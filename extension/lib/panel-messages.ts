@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Daemon methods the side panel may call through the background. */
+export const PANEL_METHODS = ['daemon.status', 'daemon.ping', 'tools.list', 'tools.call'] as const;
+export type PanelMethod = (typeof PANEL_METHODS)[number];
+
+export const PANEL_PORT_NAME = 'nextai-panel';
+
+/** Side panel → background. */
+export const panelToBackgroundSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('request'),
+    id: z.number().int(),
+    method: z.enum(PANEL_METHODS),
+    params: z.record(z.string(), z.unknown()),
+  }),
+  z.object({ type: z.literal('reconnect') }),
+]);
+export type PanelToBackground = z.infer<typeof panelToBackgroundSchema>;
+
+/** Background → side panel. State and events are pushed; responses answer requests. */
+export const backgroundToPanelSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('state'), state: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('events'), events: z.array(z.record(z.string(), z.unknown())) }),
+  z.object({
+    type: z.literal('response'),
+    id: z.number().int(),
+    outcome: z.discriminatedUnion('ok', [
+      z.object({ ok: z.literal(true), result: z.unknown() }),
+      z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+    ]),
+  }),
+]);
+export type BackgroundToPanel = z.infer<typeof backgroundToPanelSchema>;

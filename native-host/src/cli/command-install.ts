@@ -1,0 +1,123 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Option, type Command } from 'commander';
+
+import { AppError, NATIVE_HOST_NAME } from '@nextai/shared';
+
+import {
+  BROWSER_CHOICES,
+  formatInstallReport,
+  formatUninstallReport,
+  installNativeHost,
+  uninstallNativeHost,
+  type BrowserChoice,
+} from '../install/index.js';
+import { dataPaths, resolveDataDir } from '../paths.js';
+import { currentPlatform } from '../platform/current.js';
+import { EXIT } from './exit-codes.js';
+import { exitCodeFor, printError, printJson, printLine } from './output.js';
+
+interface InstallCommandOptions {
+  browser: BrowserChoice;
+  userDataDir?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+export function registerInstallCommands(program: Command, setExitCode: (code: number) => void): void {
+  const withSharedOptions = (command: Command, texts: { browser: string; dryRun: string }) =>
+    command
+      .addOption(new Option('--browser <name>', texts.browser).choices(BROWSER_CHOICES).default('all'))
+      .option(
+        '--user-data-dir <dir>',
+        'a Chromium-family profile directory (as given to the browser with --user-data-dir): ' +
+          'the manifest goes into <dir>/NativeMessagingHosts',
+      )
+      .option('--dry-run', texts.dryRun)
+      .option('--json', 'print the result as JSON');
+
+  withSharedOptions(program.command('install'), {
+    browser: 'the browser to register with; "all": every one that has a profile for this user',
+    dryRun: 'print each file (with its full content) and registry command it would write, and change nothing',
+  })
+    .description(
+      `Register the native-messaging host (${NATIVE_HOST_NAME}) with your browsers, so the NextAI Agent ` +
+        'extension can start it. Per user; no administrator rights needed.',
+    )
+    .action(async (options: InstallCommandOptions) => {
+      await reportErrors('install', options, setExitCode, async () => {
+        const platform = currentPlatform();
+        const report = await installNativeHost({
+          platform,
+          homeDir: os.homedir(),
+          env: process.env,
+          paths: dataPaths(resolveDataDir(), platform),
+          cliPath: bundlePath(),
+          nodePath: process.execPath,
+          browser: options.browser,
+          ...userDataDirOption(options),
+          dryRun: options.dryRun ?? false,
+        });
+        if (options.json) printJson(report);
+        else for (const line of formatInstallReport(report)) printLine(line);
+      });
+    });
+
+  withSharedOptions(program.command('uninstall'), {
+    browser: 'remove only what was installed for this browser; "all": for every browser',
+    dryRun: 'print what it would remove, and change nothing',
+  })
+    .description('Remove exactly what `nextai install` wrote (as listed in its install record), and nothing else.')
+    .action(async (options: InstallCommandOptions) => {
+      await reportErrors('uninstall', options, setExitCode, async () => {
+        const platform = currentPlatform();
+        const report = await uninstallNativeHost({
+          platform,
+          homeDir: os.homedir(),
+          env: process.env,
+          paths: dataPaths(resolveDataDir(), platform),
+          browser: options.browser,
+          ...userDataDirOption(options),
+          dryRun: options.dryRun ?? false,
+        });
+        if (options.json) printJson(report);
+        else for (const line of formatUninstallReport(report)) printLine(line);
+        if (report.failures.length > 0) {
+          if (!options.json) for (const failure of report.failures) printError(failure.message);
+          setExitCode(EXIT.FAILURE);
+        }
+      });
+    });
+}
+
+function userDataDirOption(options: InstallCommandOptions): { userDataDir?: string } {
+  return options.userDataDir === undefined ? {} : { userDataDir: path.resolve(options.userDataDir) };
+}
+
+/**
+ * The file the launcher runs. Built, this module is part of the one-file bundle
+ * (`native-host/dist/nextai.js`), so that is its own path; run from source (tsx, tests), plain
+ * node could not load the `.ts` file, so it is the bundle built next to the sources.
+ */
+function bundlePath(): string {
+  const self = fileURLToPath(import.meta.url);
+  return self.endsWith('.ts') ? fileURLToPath(new URL('../../dist/nextai.js', import.meta.url)) : self;
+}
+
+async function reportErrors(
+  command: 'install' | 'uninstall',
+  options: InstallCommandOptions,
+  setExitCode: (code: number) => void,
+  body: () => Promise<void>,
+): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (options.json) printJson({ command, error: { code: error.code, message: error.message } });
+    printError(error.message);
+    setExitCode(exitCodeFor(error));
+  }
+}

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+
+import { VERSION, toAppError } from '@nextai/shared';
+
+import { DaemonClient } from '../client/daemon-client.js';
+import { isNoDaemonError } from '../client/daemon-launcher.js';
+import { dataPaths } from '../paths.js';
+import { currentPlatform } from '../platform/current.js';
+import { printJson, printLine } from './output.js';
+
+export function registerStatusCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('status')
+    .description('Say whether the daemon is running, and what it is connected to.')
+    .option('--json', 'print a JSON object (its `running` field is true or false)')
+    .action(async (options: { json?: boolean }) => {
+      const paths = dataPaths();
+      let client: DaemonClient;
+      try {
+        client = await DaemonClient.connect(paths, { start: false });
+      } catch (error) {
+        if (!isNoDaemonError(toAppError(error).cause)) throw error;
+        const down = { running: false, version: VERSION, data_dir: paths.dataDir, platform: currentPlatform() };
+        if (options.json) printJson(down);
+        else {
+          printLine(`daemon:    not running (start it with \`nextai daemon\`)`);
+          printLine(`version:   ${VERSION}`);
+          printLine(`data dir:  ${paths.dataDir}`);
+          printLine(`platform:  ${down.platform}`);
+        }
+        // Not running is an answer, not a failure, but scripts may want to branch on it.
+        setExitCode(3);
+        return;
+      }
+      try {
+        const status = await client.peer.request('daemon.status', {});
+        const others = status.clients.filter((entry) => !entry.is_caller);
+        if (options.json) {
+          printJson({
+            running: true,
+            version: status.daemon.version,
+            protocol_version: status.daemon.protocol_version,
+            pid: status.daemon.pid,
+            data_dir: status.daemon.data_dir,
+            platform: status.daemon.platform,
+            arch: status.daemon.arch,
+            started_at: status.daemon.started_at,
+            uptime_ms: status.uptime_ms,
+            last_event_seq: status.last_event_seq,
+            clients: others,
+          });
+          return;
+        }
+        printLine(`daemon:    running (pid ${status.daemon.pid}, up ${formatDuration(status.uptime_ms)})`);
+        printLine(`version:   ${status.daemon.version} (protocol ${status.daemon.protocol_version})`);
+        printLine(`data dir:  ${status.daemon.data_dir}`);
+        printLine(`platform:  ${status.daemon.platform} ${status.daemon.arch}`);
+        printLine(`clients:   ${others.length === 0 ? 'none' : ''}`);
+        for (const entry of others) {
+          const origin = entry.origin ? ` ${entry.origin}` : '';
+          printLine(`  - ${entry.kind} ${entry.name}${origin} (since ${entry.connected_at})`);
+        }
+      } finally {
+        client.close();
+      }
+    });
+}
+
+function formatDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  const hours = Math.floor(minutes / 60);
+  return `${hours}h ${minutes % 60}m`;
+}

@@ -1,0 +1,12 @@
+/** Exit codes of `nextai`, stable for scripts. */
+export const EXIT = {
+  OK: 0,
+  /** The command ran and failed (a tool error, a write that was refused). */
+  FAILURE: 1,
+  /** The command line was wrong: unknown option, bad JSON, unknown tool. */
+  USAGE: 2,
+  /** The daemon is not running and could not be reached or started. */
+  DAEMON_UNAVAILABLE: 3,
+  /** `nextai daemon`: another daemon already owns this data directory. */
+  ALREADY_RUNNING: 4,
+} as const;

@@ -1,0 +1,86 @@
+import type net from 'node:net';
+
+import {
+  AppError,
+  CLIENT_METHODS,
+  CLIENT_NOTIFICATIONS,
+  DAEMON_METHODS,
+  DAEMON_NOTIFICATIONS,
+  JsonRpcPeer,
+  MAX_SOCKET_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  VERSION,
+  type ClientInfo,
+  type DaemonInfo,
+} from '@nextai/shared';
+
+import type { Logger } from '../logger.js';
+import type { DataPaths } from '../paths.js';
+import { FramedStream } from '../transport/framed-stream.js';
+import { ensureDaemon } from './daemon-launcher.js';
+
+export type ClientSidePeer = JsonRpcPeer<
+  typeof DAEMON_METHODS,
+  typeof CLIENT_METHODS,
+  typeof DAEMON_NOTIFICATIONS,
+  typeof CLIENT_NOTIFICATIONS
+>;
+
+/** A CLI-side (or test-side) connection to the daemon, after `daemon.hello`. */
+export class DaemonClient {
+  private constructor(
+    readonly peer: ClientSidePeer,
+    private readonly stream: FramedStream,
+    /** Resolves when the connection is gone, whichever side closed it. */
+    readonly disconnected: Promise<void>,
+    readonly daemon: DaemonInfo,
+    readonly clientId: string,
+    readonly startedDaemon: boolean,
+  ) {}
+
+  static async connect(
+    paths: DataPaths,
+    options: { start: boolean; client?: Partial<ClientInfo>; log?: Logger },
+  ): Promise<DaemonClient> {
+    const { socket, started } = await ensureDaemon(paths, { start: options.start, log: options.log });
+    const { peer, stream, disconnected } = attachPeer(socket);
+    const hello = await peer.request('daemon.hello', {
+      client: { kind: 'cli', name: 'nextai-cli', version: VERSION, ...options.client },
+      protocol_version: PROTOCOL_VERSION,
+    });
+    return new DaemonClient(peer, stream, disconnected, hello.daemon, hello.client_id, started);
+  }
+
+  close(): void {
+    this.stream.close();
+  }
+}
+
+function attachPeer(socket: net.Socket): { peer: ClientSidePeer; stream: FramedStream; disconnected: Promise<void> } {
+  let markDisconnected!: () => void;
+  const disconnected = new Promise<void>((resolve) => {
+    markDisconnected = resolve;
+  });
+  const peer: ClientSidePeer = new JsonRpcPeer({
+    send: (message) => stream.send(message),
+    outgoing: DAEMON_METHODS,
+    incoming: CLIENT_METHODS,
+    outgoingNotifications: DAEMON_NOTIFICATIONS,
+    incomingNotifications: CLIENT_NOTIFICATIONS,
+  });
+  const stream: FramedStream = new FramedStream({
+    readable: socket,
+    writable: socket,
+    maxInboundBytes: MAX_SOCKET_FRAME_BYTES,
+    maxOutboundBytes: MAX_SOCKET_FRAME_BYTES,
+    onMessage: (value) => peer.receive(value),
+    onFrameError: (error) => peer.close(error),
+    onInputEnd: (reason) => {
+      stream.close();
+      socket.destroy();
+      peer.close(reason ?? new AppError('DAEMON_UNAVAILABLE', 'The daemon closed the connection.'));
+      markDisconnected();
+    },
+  });
+  return { peer, stream, disconnected };
+}

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+
+import {
+  CLIENT_METHODS,
+  CLIENT_NOTIFICATIONS,
+  DAEMON_METHODS,
+  DAEMON_NOTIFICATIONS,
+  JsonRpcPeer,
+  MAX_SOCKET_FRAME_BYTES,
+  type ClientInfo,
+} from '@nextai/shared';
+
+import type { Logger } from '../logger.js';
+import { FramedStream } from '../transport/framed-stream.js';
+
+export type DaemonSidePeer = JsonRpcPeer<
+  typeof CLIENT_METHODS,
+  typeof DAEMON_METHODS,
+  typeof CLIENT_NOTIFICATIONS,
+  typeof DAEMON_NOTIFICATIONS
+>;
+
+/** One client on the daemon socket: a browser's bridge, a CLI invocation, an MCP server. */
+export class ClientConnection {
+  readonly id = randomUUID();
+  readonly connectedAt = new Date().toISOString();
+  readonly peer: DaemonSidePeer;
+  /** Set by `daemon.hello`. */
+  info: ClientInfo | undefined;
+  /** Set by `bridge.register`: the extension origin the bridge verified. */
+  origin: string | undefined;
+  unsubscribeEvents: (() => void) | undefined;
+  private readonly stream: FramedStream;
+
+  constructor(socket: Socket, log: Logger, onClose: (connection: ClientConnection) => void) {
+    this.stream = new FramedStream({
+      readable: socket,
+      writable: socket,
+      maxInboundBytes: MAX_SOCKET_FRAME_BYTES,
+      maxOutboundBytes: MAX_SOCKET_FRAME_BYTES,
+      onMessage: (value) => this.peer.receive(value),
+      onFrameError: (error, fatal) => {
+        log.warn('bad frame from client', { client: this.id, code: error.code, error: error.message, fatal });
+        // The frame boundary is intact after a bad payload: answer it and go on.
+        if (!fatal) this.sendParseError(error.toWire());
+      },
+      onInputEnd: () => {
+        this.stream.close();
+        socket.destroy();
+        this.peer.close();
+        onClose(this);
+      },
+    });
+    this.peer = new JsonRpcPeer({
+      send: (message) => this.stream.send(message),
+      outgoing: CLIENT_METHODS,
+      incoming: DAEMON_METHODS,
+      outgoingNotifications: CLIENT_NOTIFICATIONS,
+      incomingNotifications: DAEMON_NOTIFICATIONS,
+      onProtocolError: (error) =>
+        log.warn('protocol error', { client: this.id, code: error.code, error: error.message }),
+    });
+  }
+
+  get label(): string {
+    return this.info ? `${this.info.kind}:${this.info.name}` : `unidentified:${this.id.slice(0, 8)}`;
+  }
+
+  canRunBrowserTools(): boolean {
+    return this.info?.capabilities.includes('browser_tools') ?? false;
+  }
+
+  close(): void {
+    this.stream.close();
+  }
+
+  private sendParseError(error: { code: number; message: string }): void {
+    if (this.stream.isClosed) return;
+    this.stream.send({ jsonrpc: '2.0', id: null, error });
+  }
+}

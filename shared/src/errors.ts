@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+/**
+ * Stable error codes. The string is what programs match on (it never changes once released);
+ * the number is the JSON-RPC `error.code` the string travels with. Standard JSON-RPC errors keep
+ * their standard numbers; the project's own live in the implementation-defined -32000…-32099 band.
+ */
+export const ERROR_CODES = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+
+  UNKNOWN_TOOL: -32001,
+  UNAVAILABLE: -32002,
+  INVALID_INPUT: -32003,
+  TOOL_FAILED: -32004,
+
+  DAEMON_UNAVAILABLE: -32010,
+  DAEMON_ALREADY_RUNNING: -32011,
+  PROTOCOL_MISMATCH: -32012,
+  STORAGE_ERROR: -32013,
+
+  ORIGIN_NOT_ALLOWED: -32020,
+  FRAME_TOO_LARGE: -32021,
+  FRAME_MALFORMED: -32022,
+
+  TIMEOUT: -32030,
+  DISCONNECTED: -32031,
+
+  NOT_WRITABLE: -32040,
+  PERMISSION_DENIED: -32041,
+  NOT_FOUND: -32042,
+  INVALID_ARGUMENT: -32043,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const errorCodeNames = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+export const errorCodeSchema = z.enum(errorCodeNames);
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** The `error` member of a JSON-RPC response, as it crosses the wire. */
+export const wireErrorSchema = z.object({
+  code: z.number().int(),
+  message: z.string(),
+  data: z
+    .object({
+      code: z.string(),
+      details: z.unknown().optional(),
+    })
+    .loose()
+    .optional(),
+});
+export type WireError = z.infer<typeof wireErrorSchema>;
+
+/**
+ * The one error type of the project. `message` tells a person what happened and what to do;
+ * `code` is for programs; `details` is serialisable context (a path, a list of valid names).
+ */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+  }
+
+  toWire(): WireError {
+    const data: { code: string; details?: unknown } = { code: this.code };
+    if (this.details !== undefined) data.details = this.details;
+    return { code: ERROR_CODES[this.code], message: this.message, data };
+  }
+
+  static fromWire(error: WireError): AppError {
+    const code = isErrorCode(error.data?.code) ? error.data.code : codeForNumber(error.code);
+    return new AppError(code, error.message, { details: error.data?.details });
+  }
+}
+
+function codeForNumber(numeric: number): ErrorCode {
+  const match = errorCodeNames.find((name) => ERROR_CODES[name] === numeric);
+  return match ?? 'INTERNAL';
+}
+
+/** Turns anything thrown into an AppError, keeping the original as `cause`. */
+export function toAppError(error: unknown, fallback: ErrorCode = 'INTERNAL'): AppError {
+  if (error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new AppError(fallback, message, { cause: error });
+}
+
+/** Renders zod issues as short lines a person (or a model) can act on. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,13 @@
+export * from './constants.js';
+export * from './errors.js';
+export * from './protocol/chunking.js';
+export * from './protocol/events.js';
+export * from './protocol/jsonrpc.js';
+export * from './protocol/methods.js';
+export * from './protocol/peer.js';
+export * from './tools/catalog.js';
+export * from './tools/common-schemas.js';
+export * from './tools/define-tool.js';
+export * from './tools/derive.js';
+export { SYSTEM_INFO_CATEGORIES } from './tools/catalog-system.js';
+export * from './tools/handler-table.js';

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+import { AppError } from '../errors.js';
+import type { JsonRpcMessage } from './jsonrpc.js';
+import type { MethodTable } from './methods.js';
+import { JsonRpcPeer } from './peer.js';
+
+const SERVER_METHODS = {
+  add: { params: z.object({ a: z.number(), b: z.number() }), result: z.object({ sum: z.number() }) },
+  fail: { params: z.object({}), result: z.object({}) },
+  broken: { params: z.object({}), result: z.object({ value: z.string() }) },
+  slow: { params: z.object({}), result: z.object({}) },
+} as const satisfies MethodTable;
+
+const NOTIFICATIONS = { tick: z.object({ n: z.number() }) } as const;
+
+/** Two peers joined by an in-memory link that delivers through JSON, like a real transport. */
+function linkedPair(options: { timeoutMs?: number } = {}) {
+  const toServer: unknown[] = [];
+  const ticks: number[] = [];
+  const protocolErrors: AppError[] = [];
+  const server = new JsonRpcPeer({
+    send: (message: JsonRpcMessage) => queueMicrotask(() => client.receive(JSON.parse(JSON.stringify(message)))),
+    outgoing: {},
+    incoming: SERVER_METHODS,
+    outgoingNotifications: NOTIFICATIONS,
+    incomingNotifications: {},
+    handlers: {
+      add: ({ a, b }) => ({ sum: a + b }),
+      fail: () => {
+        throw new AppError('UNAVAILABLE', 'Not today.');
+      },
+      broken: () => ({ value: 42 }) as unknown as { value: string },
+      slow: () => new Promise<Record<string, never>>(() => undefined),
+    },
+  });
+  const client = new JsonRpcPeer({
+    send: (message: JsonRpcMessage) => {
+      toServer.push(message);
+      queueMicrotask(() => server.receive(JSON.parse(JSON.stringify(message))));
+    },
+    outgoing: SERVER_METHODS,
+    incoming: {},
+    outgoingNotifications: {},
+    incomingNotifications: NOTIFICATIONS,
+    notificationHandlers: { tick: ({ n }) => ticks.push(n) },
+    onProtocolError: (error) => protocolErrors.push(error),
+    requestTimeoutMs: options.timeoutMs ?? 1000,
+  });
+  return { server, client, toServer, ticks, protocolErrors };
+}
+
+describe('JsonRpcPeer', () => {
+  it('answers a request with its validated result', async () => {
+    const { client } = linkedPair();
+    await expect(client.request('add', { a: 2, b: 3 })).resolves.toEqual({ sum: 5 });
+  });
+
+  it('rejects invalid params with INVALID_PARAMS naming the field', async () => {
+    const { client } = linkedPair();
+    await expect(client.request('add', { a: 2, b: 'three' } as never)).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+      message: expect.stringContaining('b:'),
+    });
+  });
+
+  it('answers an unknown method with METHOD_NOT_FOUND listing the known ones', async () => {
+    const { client } = linkedPair();
+    await expect(client.request('nope' as never, {} as never)).rejects.toMatchObject({
+      code: 'METHOD_NOT_FOUND',
+      message: expect.stringContaining('add, fail, broken, slow'),
+    });
+  });
+
+  it('carries an AppError code from the handler across the wire', async () => {
+    const { client } = linkedPair();
+    await expect(client.request('fail', {})).rejects.toMatchObject({ code: 'UNAVAILABLE', message: 'Not today.' });
+  });
+
+  it('refuses to send a result that does not match its own schema', async () => {
+    const { client } = linkedPair();
+    await expect(client.request('broken', {})).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+
+  it('times out a request nobody answers', async () => {
+    const { client } = linkedPair({ timeoutMs: 20 });
+    await expect(client.request('slow', {})).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('rejects every pending request when closed, and later ones at once', async () => {
+    const { client } = linkedPair();
+    const pending = client.request('slow', {});
+    client.close(new AppError('DISCONNECTED', 'gone'));
+    await expect(pending).rejects.toMatchObject({ code: 'DISCONNECTED' });
+    await expect(client.request('add', { a: 1, b: 1 })).rejects.toMatchObject({ code: 'DISCONNECTED' });
+  });
+
+  it('delivers validated notifications and reports invalid ones', async () => {
+    const { server, ticks, protocolErrors } = linkedPair();
+    server.notify('tick', { n: 1 });
+    server.notify('tick', { n: 'two' } as never);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(ticks).toEqual([1]);
+    expect(protocolErrors.map((error) => error.code)).toEqual(['INVALID_PARAMS']);
+  });
+
+  it('answers a message that is not JSON-RPC with INVALID_REQUEST, keeping its id', () => {
+    const sent: JsonRpcMessage[] = [];
+    const peer = new JsonRpcPeer({
+      send: (message) => sent.push(message),
+      outgoing: {},
+      incoming: SERVER_METHODS,
+      outgoingNotifications: {},
+      incomingNotifications: {},
+    });
+    peer.receive({ jsonrpc: '1.0', id: 7, method: 'add' });
+    peer.receive([1, 2, 3]);
+    expect(sent).toEqual([
+      expect.objectContaining({ id: 7, error: expect.objectContaining({ code: -32600 }) }),
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+    ]);
+  });
+
+  it('rejects a result that does not match what the caller expects', async () => {
+    const sent: JsonRpcMessage[] = [];
+    const caller = new JsonRpcPeer({
+      send: (message) => sent.push(message),
+      outgoing: SERVER_METHODS,
+      incoming: {},
+      outgoingNotifications: {},
+      incomingNotifications: {},
+    });
+    const result = caller.request('add', { a: 1, b: 2 });
+    caller.receive({ jsonrpc: '2.0', id: 1, result: { total: 3 } });
+    await expect(result).rejects.toMatchObject({ code: 'PROTOCOL_MISMATCH' });
+  });
+});

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+import { actionResultSchema, boundsSchema } from './common-schemas.js';
+import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+
+const windowSchema = z.object({
+  id: z.string().describe('Window id, stable while the window exists'),
+  title: z.string(),
+  bounds: boundsSchema,
+  focused: z.boolean(),
+  minimized: z.boolean().optional(),
+});
+
+export const appLaunch = defineTool({
+  name: 'app_launch',
+  title: 'Launch an app',
+  description: 'Start an application by name or path, with optional arguments.',
+  category: 'apps',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      name: z.string().min(1).describe('Application name or path to its executable'),
+      args: z.array(z.string()).optional(),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ pid: z.number().int().optional(), name: z.string() }),
+});
+
+export const appSwitch = defineTool({
+  name: 'app_switch',
+  title: 'Switch to an app',
+  description: 'Bring an application or window to the front, by app name, window id or part of a window title.',
+  category: 'apps',
+  risk: 'low',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z.object({ name: z.string().min(1) }).strict(),
+  output: actionResultSchema.extend({ window: windowSchema.optional() }),
+});
+
+export const appList = defineTool({
+  name: 'app_list',
+  title: 'List running apps',
+  description: 'List running applications with their process ids and, if asked, their windows.',
+  category: 'apps',
+  risk: 'low',
+  effect: 'read',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      include_windows: z.boolean().default(false),
+    })
+    .strict(),
+  output: z.object({
+    apps: z.array(
+      z.object({
+        name: z.string(),
+        pid: z.number().int(),
+        windows: z.array(windowSchema),
+      }),
+    ),
+  }),
+});
+
+export const appClose = defineTool({
+  name: 'app_close',
+  title: 'Close an app',
+  description: 'Ask an application to quit; with `force`, kill it.',
+  category: 'apps',
+  risk: 'medium',
+  effect: 'destructive',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      name: z.string().min(1),
+      force: z.boolean().default(false),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ closed: z.number().int().describe('Processes that ended') }),
+});
+
+export const windowManage = defineTool({
+  name: 'window_manage',
+  title: 'Arrange a window',
+  description: 'Maximize, minimize, restore, resize or move a window addressed by id or by part of its title.',
+  category: 'apps',
+  risk: 'low',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      window_title: z.string().min(1).describe('Window id, or the window title or part of it'),
+      action: z.enum(['maximize', 'minimize', 'restore', 'resize', 'move']),
+      bounds: z
+        .object({
+          x: z.number().int().optional(),
+          y: z.number().int().optional(),
+          width: z.number().int().positive().optional(),
+          height: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional()
+        .describe('Target position and size (resize and move)'),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ window: windowSchema.optional() }),
+});

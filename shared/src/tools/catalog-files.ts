@@ -1,0 +1,144 @@
+import { z } from 'zod';
+
+import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+
+const pathSchema = z
+  .string()
+  .min(1)
+  .describe('Absolute path, or relative to the working directory; ~ is the home directory');
+
+export const fileRead = defineTool({
+  name: 'file_read',
+  title: 'Read a file',
+  description: 'Read a text file, optionally a range of lines. Lines are numbered from 1.',
+  category: 'files',
+  risk: 'medium',
+  effect: 'read',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      path: pathSchema,
+      offset: z.number().int().min(1).optional().describe('First line to read'),
+      limit: z.number().int().positive().optional().describe('Number of lines to read'),
+    })
+    .strict(),
+  output: z.object({
+    content: z.string(),
+    total_lines: z.number().int(),
+    truncated: z.boolean().optional(),
+  }),
+});
+
+export const fileWrite = defineTool({
+  name: 'file_write',
+  title: 'Write a file',
+  description: 'Create a file or replace its whole content.',
+  category: 'files',
+  risk: 'high',
+  effect: 'destructive',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z.object({ path: pathSchema, content: z.string() }).strict(),
+  output: z.object({ success: z.boolean(), path: z.string(), bytes_written: z.number().int() }),
+});
+
+export const fileEdit = defineTool({
+  name: 'file_edit',
+  title: 'Edit a file',
+  description:
+    'Replace an exact string in a file with another. `old_string` must occur exactly once; include enough surrounding text to make it unique.',
+  category: 'files',
+  risk: 'high',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      path: pathSchema,
+      old_string: z.string().min(1),
+      new_string: z.string(),
+    })
+    .strict(),
+  output: z.object({ success: z.boolean(), path: z.string(), replacements: z.number().int() }),
+});
+
+export const fileSearch = defineTool({
+  name: 'file_search',
+  title: 'Search files',
+  description: 'Find files by name (glob pattern) or by content (regular expression) under a directory.',
+  category: 'files',
+  risk: 'low',
+  effect: 'read',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      directory: pathSchema,
+      pattern: z.string().min(1).describe('Glob for names, regular expression for content'),
+      type: z.enum(['name', 'content']).default('name'),
+      max_results: z.number().int().positive().max(1000).default(50),
+    })
+    .strict(),
+  output: z.object({
+    results: z.array(
+      z.object({
+        path: z.string(),
+        line: z.number().int().optional(),
+        text: z.string().optional(),
+      }),
+    ),
+    truncated: z.boolean(),
+  }),
+});
+
+export const fileWatch = defineTool({
+  name: 'file_watch',
+  title: 'Watch files',
+  description: 'Watch a file or directory for created, modified and deleted files; changes arrive as events.',
+  category: 'files',
+  risk: 'low',
+  effect: 'read',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      path: pathSchema,
+      events: z.array(z.enum(['create', 'modify', 'delete'])).optional(),
+      recursive: z.boolean().default(true),
+    })
+    .strict(),
+  output: z.object({ watch_id: z.string(), path: z.string() }),
+});
+
+export const createDirectory = defineTool({
+  name: 'create_directory',
+  title: 'Create a folder',
+  description: 'Create a directory; with `parents`, also the missing directories above it.',
+  category: 'files',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z.object({ path: pathSchema, parents: z.boolean().default(false) }).strict(),
+  output: z.object({ success: z.boolean(), path: z.string(), message: z.string() }),
+});
+
+export const deleteFile = defineTool({
+  name: 'delete_file',
+  title: 'Delete a file',
+  description:
+    'Move a file or directory to the trash, where the person can restore it. Only with `permanent: true` is it deleted for good.',
+  category: 'files',
+  risk: 'high',
+  effect: 'destructive',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z.object({ path: pathSchema, permanent: z.boolean().default(false) }).strict(),
+  output: z.object({
+    success: z.boolean(),
+    original_path: z.string(),
+    deleted_to: z.string().describe('Path in the trash, or "deleted" when permanent'),
+    message: z.string(),
+  }),
+});

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+
+import { actionResultSchema, coordinate, modifierKeySchema, pointSchema } from './common-schemas.js';
+import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+
+const clickInput = z
+  .object({
+    x: coordinate('x'),
+    y: coordinate('y'),
+    modifiers: z.array(modifierKeySchema).optional().describe('Keys held during the click'),
+  })
+  .strict();
+
+const clickOutput = actionResultSchema.extend({ position: pointSchema });
+
+export const mouseMove = defineTool({
+  name: 'mouse_move',
+  title: 'Move the mouse',
+  description: 'Move the pointer to a point, smoothly or at once.',
+  category: 'mouse',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      x: coordinate('x'),
+      y: coordinate('y'),
+      smooth: z.boolean().default(true),
+      duration: z.number().int().min(0).max(10_000).default(100).describe('Milliseconds'),
+    })
+    .strict(),
+  output: clickOutput,
+});
+
+export const leftClick = defineTool({
+  name: 'left_click',
+  title: 'Click',
+  description: 'Left-click at a point, optionally holding modifier keys.',
+  category: 'mouse',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: clickInput,
+  output: clickOutput,
+});
+
+export const rightClick = defineTool({
+  name: 'right_click',
+  title: 'Right-click',
+  description: 'Right-click at a point (usually opens a context menu).',
+  category: 'mouse',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: clickInput,
+  output: clickOutput,
+});
+
+export const doubleClick = defineTool({
+  name: 'double_click',
+  title: 'Double-click',
+  description: 'Double-click at a point with the left button.',
+  category: 'mouse',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: clickInput,
+  output: clickOutput,
+});
+
+export const mouseDrag = defineTool({
+  name: 'mouse_drag',
+  title: 'Drag',
+  description: 'Press the left button at one point, move to another and release.',
+  category: 'mouse',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      from_x: coordinate('x'),
+      from_y: coordinate('y'),
+      to_x: coordinate('x'),
+      to_y: coordinate('y'),
+      duration: z.number().int().min(0).max(10_000).default(500).describe('Milliseconds'),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ from: pointSchema, to: pointSchema }),
+});
+
+export const scroll = defineTool({
+  name: 'scroll',
+  title: 'Scroll',
+  description: 'Scroll with the mouse wheel at a point.',
+  category: 'mouse',
+  risk: 'low',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      x: coordinate('x'),
+      y: coordinate('y'),
+      direction: z.enum(['up', 'down', 'left', 'right']),
+      amount: z.number().int().positive().max(10_000).default(300).describe('Pixels'),
+    })
+    .strict(),
+  output: clickOutput,
+});
+
+export const typeText = defineTool({
+  name: 'type_text',
+  title: 'Type text',
+  description: 'Type text into the focused element. Any Unicode text is typed as is, including symbols and Chinese.',
+  category: 'keyboard',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      text: z.string().min(1),
+      delay: z.number().int().min(0).max(1000).default(50).describe('Milliseconds between keys'),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ characters: z.number().int() }),
+});
+
+const keysSchema = z
+  .array(z.string().min(1))
+  .min(1)
+  .describe(
+    'Keys pressed together, e.g. ["ctrl", "c"]; cmd/super/meta, ctrl, alt and shift are understood on every OS',
+  );
+
+export const keyPress = defineTool({
+  name: 'key_press',
+  title: 'Press keys',
+  description: 'Press a key or a key combination, e.g. ["enter"] or ["ctrl", "s"].',
+  category: 'keyboard',
+  risk: 'medium',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z.object({ keys: keysSchema }).strict(),
+  output: actionResultSchema.extend({ keys: z.array(z.string()) }),
+});
+
+export const hotkey = defineTool({
+  name: 'hotkey',
+  title: 'System hotkey',
+  description:
+    'Send a system-level shortcut such as ["cmd", "tab"] or ["super"]. Say why in `reason`: it is shown to the person approving it.',
+  category: 'keyboard',
+  risk: 'high',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      keys: keysSchema,
+      reason: z.string().min(1).describe('Why this shortcut is needed (shown for approval and audit)'),
+    })
+    .strict(),
+  output: actionResultSchema.extend({ keys: z.array(z.string()) }),
+});

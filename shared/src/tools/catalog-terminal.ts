@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+
+const sessionSchema = z.object({
+  session_id: z.string(),
+  shell: z.string(),
+  cwd: z.string().optional(),
+  created_at: z.string(),
+});
+
+export const bashExecute = defineTool({
+  name: 'bash_execute',
+  title: 'Run a shell command',
+  description:
+    'Run a command in a persistent shell session: `cd` and exported variables persist between calls of the same session. stdout, stderr and the exit code come back separately; long output is truncated with a notice.',
+  category: 'terminal',
+  risk: 'high',
+  effect: 'destructive',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      command: z.string().min(1),
+      session_id: z.string().optional().describe('Session to run in; the default session when omitted'),
+      timeout: z
+        .number()
+        .int()
+        .positive()
+        .max(3_600_000)
+        .default(120_000)
+        .describe('Milliseconds; on time-out the whole process group is killed'),
+      working_dir: z.string().optional(),
+    })
+    .strict(),
+  output: z.object({
+    stdout: z.string(),
+    stderr: z.string(),
+    exit_code: z.number().int().nullable(),
+    session_id: z.string(),
+    timed_out: z.boolean().optional(),
+    truncated: z.boolean().optional(),
+  }),
+});
+
+export const bashSession = defineTool({
+  name: 'bash_session',
+  title: 'Manage shell sessions',
+  description: 'Create, list or kill persistent shell sessions.',
+  category: 'terminal',
+  risk: 'high',
+  effect: 'write',
+  platforms: ALL_PLATFORMS,
+  runsIn: 'host',
+  input: z
+    .object({
+      action: z.enum(['create', 'list', 'kill']),
+      session_id: z.string().optional().describe('Required for kill'),
+      shell: z.string().default('bash'),
+    })
+    .strict(),
+  output: z.object({
+    session_id: z.string().optional(),
+    sessions: z.array(sessionSchema),
+  }),
+});

@@ -1,0 +1,176 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+import Database from 'better-sqlite3';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { exitOf, runCli, spawnDaemon } from '../support/cli.js';
+import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
+import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+
+let home: TestHome;
+
+beforeAll(() => requireBuilt(CLI_BUNDLE));
+afterEach(async () => {
+  await home.cleanup();
+});
+
+async function statusJson(env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const result = await runCli(['status', '--json'], env);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+describe('nextai daemon', () => {
+  it('reports a stopped daemon as running: false, then a started one as running: true', async () => {
+    home = makeHome();
+    const down = await runCli(['status', '--json'], home.env);
+    expect(down.code).toBe(3);
+    expect(JSON.parse(down.stdout)).toMatchObject({ running: false, data_dir: home.dir, platform: 'linux' });
+
+    const started = await runCli(['daemon', '--detach'], home.env);
+    expect(started).toMatchObject({ code: 0, stdout: `daemon started for ${home.dir}\n` });
+    const up = await statusJson(home.env);
+    expect(up).toMatchObject({ running: true, version: '0.1.0', data_dir: home.dir, platform: 'linux', clients: [] });
+    expect(up.pid).toBe(readPid(path.join(home.dir, 'run', 'daemon.pid')));
+  });
+
+  it('keeps its socket and files private to the user, and the database in WAL mode', async () => {
+    home = makeHome();
+    await runCli(['daemon', '--detach'], home.env);
+    const mode = (file: string) => fs.statSync(path.join(home.dir, file)).mode & 0o777;
+    expect(mode('.')).toBe(0o700);
+    expect(mode('run')).toBe(0o700);
+    expect(mode('run/daemon.sock')).toBe(0o600);
+    expect(mode('data.db')).toBe(0o600);
+    const db = new Database(path.join(home.dir, 'data.db'), { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('refuses a second daemon for the same data directory with a clear message', async () => {
+    home = makeHome();
+    await runCli(['daemon', '--detach'], home.env);
+    const firstPid = readPid(path.join(home.dir, 'run', 'daemon.pid'));
+    const second = spawnDaemon(home.env);
+    let stderr = '';
+    second.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(second)).toBe(4);
+    expect(stderr).toContain(`Another daemon (pid ${firstPid}) is already running for ${home.dir}`);
+    expect((await statusJson(home.env)).pid).toBe(firstPid);
+  });
+
+  it('lets exactly one of several daemons started at once win', async () => {
+    home = makeHome();
+    const starts = await Promise.all([1, 2, 3, 4].map(() => runCli(['daemon', '--detach'], home.env)));
+    expect(starts.map((result) => result.code)).toEqual([0, 0, 0, 0]);
+    expect(starts.filter((result) => result.stdout.startsWith('daemon started')).length).toBeGreaterThanOrEqual(1);
+    const status = await statusJson(home.env);
+    const daemonPids = fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+          const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+          return cmdline.includes('nextai.js\0daemon') && environ.includes(`NEXTAI_HOME=${home.dir}\0`);
+        } catch {
+          return false;
+        }
+      });
+    expect(daemonPids).toEqual([String(status.pid)]);
+  });
+
+  it('starts cleanly over the stale socket of a daemon that was killed, keeping its events', async () => {
+    home = makeHome();
+    await runCli(['tool', 'system_info', '{"categories":["os"]}'], home.env);
+    const before = await statusJson(home.env);
+    process.kill(before.pid as number, 'SIGKILL');
+    await expect.poll(() => isAlive(before.pid as number)).toBe(false);
+    expect(fs.existsSync(path.join(home.dir, 'run', 'daemon.sock'))).toBe(true);
+
+    const again = await runCli(['tool', 'system_info', '{"categories":["os"]}'], home.env);
+    expect(again.code).toBe(0);
+    const after = await statusJson(home.env);
+    expect(after.pid).not.toBe(before.pid);
+    // The event log survived the crash: numbering continues where it was.
+    expect(after.last_event_seq as number).toBeGreaterThan(before.last_event_seq as number);
+  });
+
+  it('refuses a database written by a newer version and leaves it untouched', async () => {
+    home = makeHome();
+    await runCli(['daemon', '--detach'], home.env);
+    await runCli(['daemon', 'stop'], home.env);
+    const file = path.join(home.dir, 'data.db');
+    const db = new Database(file);
+    db.pragma('user_version = 99');
+    db.close();
+    const before = fs.readFileSync(file);
+
+    const daemon = spawnDaemon(home.env);
+    let stderr = '';
+    daemon.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(daemon)).toBe(1);
+    expect(stderr).toContain('was written by a newer NextAI Agent (schema 99');
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('stops on `nextai daemon stop` and removes its socket', async () => {
+    home = makeHome();
+    await runCli(['daemon', '--detach'], home.env);
+    const pid = readPid(path.join(home.dir, 'run', 'daemon.pid'));
+    const stop = await runCli(['daemon', 'stop'], home.env);
+    expect(stop).toMatchObject({ code: 0, stdout: `daemon stopped (pid ${pid})\n` });
+    await expect.poll(() => isAlive(pid as number)).toBe(false);
+    expect(fs.existsSync(path.join(home.dir, 'run', 'daemon.sock'))).toBe(false);
+    expect((await runCli(['daemon', 'stop'], home.env)).stdout).toBe(`no daemon is running for ${home.dir}\n`);
+  });
+});
+
+describe('nextai tool', () => {
+  it('runs system_info through the daemon (starting it) and prints the result', async () => {
+    home = makeHome();
+    const result = await runCli(['tool', 'system_info'], home.env);
+    expect(result.code).toBe(0);
+    const output = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(output).toMatchObject({ arch: process.arch, cpus: expect.any(Number), memory_total: expect.any(Number) });
+    expect(output.system).toMatchObject({ platform: 'linux' });
+  });
+
+  it('prints the whole result with --json', async () => {
+    home = makeHome();
+    const result = await runCli(['tool', 'system_info', '{"categories":["memory"]}', '--json'], home.env);
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ ok: true, output: { memory: expect.any(Object) }, duration_ms: expect.any(Number) });
+    expect((parsed.output as Record<string, unknown>).cpu).toBeUndefined();
+  });
+
+  it('lists the catalog with availability on this host', async () => {
+    home = makeHome();
+    const result = await runCli(['tool', '--list', '--json'], home.env);
+    const tools = JSON.parse(result.stdout) as { name: string; available: boolean; unavailable_reason?: string }[];
+    expect(tools).toHaveLength(38);
+    expect(tools.filter((tool) => tool.available).map((tool) => tool.name)).toEqual(['system_info']);
+    expect(tools.find((tool) => tool.name === 'screenshot')?.unavailable_reason).toContain('issue #4');
+    const human = await runCli(['tool', '--list'], home.env);
+    expect(human.stdout).toContain('1 of 38 tools available on this host');
+  });
+
+  it('explains each kind of bad input with its own exit code', async () => {
+    home = makeHome();
+    const unknown = await runCli(['tool', 'no_such_tool'], home.env);
+    expect(unknown).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('There is no tool named "no_such_tool"'),
+    });
+    const badJson = await runCli(['tool', 'system_info', '{oops'], home.env);
+    expect(badJson).toMatchObject({ code: 2, stderr: expect.stringContaining('not valid JSON') });
+    const notObject = await runCli(['tool', 'system_info', '[1]'], home.env);
+    expect(notObject).toMatchObject({ code: 2, stderr: expect.stringContaining('must be a JSON object') });
+    const badInput = await runCli(['tool', 'system_info', '{"categories":["gpu"]}'], home.env);
+    expect(badInput).toMatchObject({ code: 1, stderr: expect.stringContaining('[INVALID_INPUT]') });
+    const unavailable = await runCli(['tool', 'screenshot'], home.env);
+    expect(unavailable).toMatchObject({ code: 1, stderr: expect.stringContaining('[UNAVAILABLE]') });
+    const noBrowser = await runCli(['tool', 'browser_tabs', '{"action":"list"}'], home.env);
+    expect(noBrowser).toMatchObject({ code: 1, stderr: expect.stringContaining('none is connected') });
+  });
+});

@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { CLI_BUNDLE } from './paths.js';
+
+export interface TestHome {
+  /** A fresh NEXTAI_HOME. */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** Stops any daemon of this home (politely, then by force) and deletes the directory. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A temporary data directory. Kept short (under /tmp) because a Unix socket path must fit in
+ * about 104 bytes.
+ */
+export function makeHome(prefix = 'nx-'): TestHome {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const env = { ...process.env, NEXTAI_HOME: dir, NEXTAI_LOG_LEVEL: 'debug' };
+  return {
+    dir,
+    env,
+    cleanup: async () => {
+      await stopDaemonOf(dir, env);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function stopDaemonOf(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  await new Promise<void>((resolve) => {
+    execFile(process.execPath, [CLI_BUNDLE, 'daemon', 'stop'], { env, timeout: 10_000 }, () => resolve());
+  });
+  const pid = readPid(path.join(dir, 'run', 'daemon.pid'));
+  if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+export function readPid(file: string): number | undefined {
+  try {
+    const pid = Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
+    return Number.isInteger(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process runs. A detached daemon that exited stays a zombie until its parent reaps
+ * it, and in containers that parent (pid 1) may never do so: a zombie counts as gone.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state letter follows the parenthesised command name, which may itself contain spaces.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

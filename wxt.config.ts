@@ -1,0 +1,36 @@
+import { defineConfig } from 'wxt';
+
+import { CHROME_EXTENSION_PUBLIC_KEY, FIREFOX_EXTENSION_ID, VERSION } from './shared/src/constants';
+
+// The extension lives in extension/; this file sits at the repository root so that one
+// `npm install` and one `npm run build` serve the whole workspace.
+export default defineConfig({
+  srcDir: 'extension',
+  outDir: '.output',
+  modules: ['@wxt-dev/module-react'],
+  // Explicit imports everywhere: code reads the same in the extension, the host and shared/.
+  imports: false,
+  manifest: ({ browser }) => ({
+    name: 'NextAI Agent',
+    description: 'A local AI agent for your own computer: chat, approvals and desktop control.',
+    version: VERSION,
+    permissions: ['nativeMessaging', 'storage'],
+    action: { default_title: 'NextAI Agent' },
+    icons: { 16: '/icon/icon-16.png', 32: '/icon/icon-32.png', 48: '/icon/icon-48.png', 128: '/icon/icon-128.png' },
+    ...(browser === 'firefox'
+      ? {
+          browser_specific_settings: {
+            gecko: {
+              id: FIREFOX_EXTENSION_ID,
+              strict_min_version: '115.0',
+              data_collection_permissions: { required: ['none'] },
+            },
+          },
+        }
+      : {
+          // Fixes the extension id, so native-messaging manifests can name it.
+          key: CHROME_EXTENSION_PUBLIC_KEY,
+          minimum_chrome_version: '116',
+        }),
+  }),
+});
