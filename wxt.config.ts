@@ -7,6 +7,7 @@ import { CHROME_EXTENSION_PUBLIC_KEY, FIREFOX_EXTENSION_ID, VERSION } from './sh
 export default defineConfig({
   srcDir: 'extension',
   outDir: '.output',
+  publicDir: 'extension/public',
   modules: ['@wxt-dev/module-react'],
   // Explicit imports everywhere: code reads the same in the extension, the host and shared/.
   imports: false,

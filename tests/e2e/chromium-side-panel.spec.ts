@@ -1,0 +1,127 @@
+import { expect, test } from '@playwright/test';
+
+import { runCli } from '../support/cli.js';
+import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
+import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
+import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+
+let home: TestHome;
+let browser: ExtensionBrowser | undefined;
+
+test.beforeAll(() => requireBuilt(CLI_BUNDLE));
+test.afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+  await home.cleanup();
+});
+
+async function installInto(profile: string): Promise<void> {
+  const result = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+const badgeText = (b: ExtensionBrowser) =>
+  b.serviceWorker.evaluate(() => (globalThis as unknown as { chrome: typeof chrome }).chrome.action.getBadgeText({}));
+
+test('the side panel shows the host and the system_info answer from a real daemon', async () => {
+  home = makeHome();
+  const profile = makeProfileDir();
+  await installInto(profile);
+  browser = await launchWithExtension(profile, home.env);
+
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await expect(panel.getByTestId('host-version')).toHaveText('0.1.0');
+  await expect(panel.getByTestId('host-platform')).toContainText('linux');
+  await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
+  const status = await runCli(['status', '--json'], home.env);
+  const os = JSON.parse((await runCli(['tool', 'system_info', '{"categories":["os"]}'], home.env)).stdout).os as string;
+  await expect(panel.getByTestId('sysinfo-os')).toHaveText(os);
+  expect(JSON.parse(status.stdout)).toMatchObject({
+    running: true,
+    clients: [
+      expect.objectContaining({
+        kind: 'extension',
+        name: 'chromium',
+        origin: `chrome-extension://${browser.extensionId}/`,
+      }),
+    ],
+  });
+  expect(await badgeText(browser)).toBe('');
+  await panel.setViewportSize({ width: 400, height: 900 });
+  await panel.screenshot({ path: 'test-results/side-panel-connected.png', fullPage: true });
+});
+
+test('without the host installed, the panel shows the install command, and connects once it is installed', async () => {
+  home = makeHome();
+  const profile = makeProfileDir();
+  browser = await launchWithExtension(profile, home.env);
+
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'disconnected');
+  await expect(panel.getByTestId('install-command')).toHaveText('npx nextai install --browser chromium');
+  expect(await badgeText(browser)).toBe('!');
+  await panel.setViewportSize({ width: 400, height: 600 });
+  await panel.screenshot({ path: 'test-results/side-panel-host-missing.png' });
+
+  await installInto(profile);
+  await panel.getByRole('button', { name: 'Check again' }).click();
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
+  expect(await badgeText(browser)).toBe('');
+});
+
+test('the daemon dies while the browser is connected: the bridge restarts it and the panel recovers', async () => {
+  home = makeHome();
+  const profile = makeProfileDir();
+  await installInto(profile);
+  browser = await launchWithExtension(profile, home.env);
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+
+  const pidFile = `${home.dir}/run/daemon.pid`;
+  const firstPid = readPid(pidFile)!;
+  process.kill(firstPid, 'SIGKILL');
+  await expect.poll(() => isAlive(firstPid)).toBe(false);
+  await expect.poll(() => readPid(pidFile)).not.toBe(firstPid);
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await panel.getByRole('button', { name: 'Refresh' }).click();
+  await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
+});
+
+test('the daemon can call a browser tool in the extension through the bridge', async () => {
+  home = makeHome();
+  const profile = makeProfileDir();
+  await installInto(profile);
+  browser = await launchWithExtension(profile, home.env);
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+
+  // The answer comes from the extension's own handler table (browser tools land with issue #7).
+  const result = await runCli(['tool', 'browser_tabs', '{"action":"list"}', '--json'], home.env);
+  expect(JSON.parse(result.stdout)).toMatchObject({
+    ok: false,
+    error: { code: 'UNAVAILABLE', message: 'Managing tabs is not implemented yet (tracked in issue #7).' },
+  });
+});
+
+test('events missed while the panel was closed show up when it opens again', async () => {
+  home = makeHome();
+  const profile = makeProfileDir();
+  await installInto(profile);
+  browser = await launchWithExtension(profile, home.env);
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
+  await panel.close();
+
+  await runCli(['tool', 'screenshot'], home.env);
+  const reopened = await browser.context.newPage();
+  await reopened.goto(sidePanelUrl());
+  await expect(reopened.getByTestId('activity-card')).toContainText('screenshot');
+  await expect(reopened.getByTestId('activity-card')).toContainText('UNAVAILABLE');
+});

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+import { FIREFOX_EXTENSION_ID } from '@nextai/shared';
+
+import { FIREFOX_EXTENSION_DIR, requireBuilt } from './paths.js';
+
+export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+
+/**
+ * Firefox gives each add-on a random moz-extension:// UUID per profile; fixing it through this
+ * preference lets the test open the extension's pages by URL.
+ */
+const EXTENSION_UUID = '6c0f8a3e-1f2b-4c3d-9e4f-5a6b7c8d9e0f';
+
+export interface FirefoxWithExtension {
+  browser: Browser;
+  /** The HOME Firefox runs with: its ~/.mozilla/native-messaging-hosts is where install writes. */
+  home: string;
+  openSidebarPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** A throwaway HOME, so the host manifest never lands in the real ~/.mozilla. */
+export function makeFirefoxHome(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'nx-ffhome-'));
+}
+
+/** Launches firefox-esr over WebDriver BiDi and installs the built add-on temporarily. */
+export async function launchFirefoxWithExtension(home: string, env: NodeJS.ProcessEnv): Promise<FirefoxWithExtension> {
+  requireBuilt(path.join(FIREFOX_EXTENSION_DIR, 'manifest.json'));
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX_PATH,
+    headless: true,
+    args: ['--remote-allow-system-access'],
+    env: { ...env, HOME: home },
+    extraPrefsFirefox: {
+      'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_EXTENSION_ID]: EXTENSION_UUID }),
+    },
+  });
+  const installedId = await browser.installExtension(FIREFOX_EXTENSION_DIR);
+  if (installedId !== FIREFOX_EXTENSION_ID) throw new Error(`The add-on installed as ${installedId}.`);
+  return {
+    browser,
+    home,
+    openSidebarPage: async () => {
+      const url = `moz-extension://${EXTENSION_UUID}/sidepanel.html`;
+      const page = await browser.newPage();
+      // Navigating into the extension's process detaches puppeteer's frame, so the goto promise
+      // rejects although the page loads; wait for the page itself, and fail on any other error.
+      let navigationError: Error | undefined;
+      void page.goto(url).catch((error: Error) => {
+        if (!/detached/i.test(error.message)) navigationError = error;
+      });
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection-status"]') !== null, {
+        timeout: 30_000,
+      });
+      if (navigationError) throw navigationError;
+      return page;
+    },
+    close: async () => {
+      await browser.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
