@@ -21,7 +21,11 @@ async function installInto(profile: string): Promise<void> {
 }
 
 const badgeText = (b: ExtensionBrowser) =>
-  b.serviceWorker.evaluate(() => (globalThis as unknown as { chrome: typeof chrome }).chrome.action.getBadgeText({}));
+  b.serviceWorker.evaluate(() =>
+    (
+      globalThis as unknown as { chrome: { action: { getBadgeText(details: object): Promise<string> } } }
+    ).chrome.action.getBadgeText({}),
+  );
 
 test('the side panel shows the host and the system_info answer from a real daemon', async () => {
   home = makeHome();

@@ -1,11 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { Option, type Command } from 'commander';
 
 import { AppError, NATIVE_HOST_NAME } from '@nextai/shared';
 
+import { cliProgramPath } from '../client/self-path.js';
 import {
   BROWSER_CHOICES,
   formatInstallReport,
@@ -54,7 +54,7 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
           homeDir: os.homedir(),
           env: process.env,
           paths: dataPaths(resolveDataDir(), platform),
-          cliPath: bundlePath(),
+          cliPath: cliProgramPath(),
           nodePath: process.execPath,
           browser: options.browser,
           ...userDataDirOption(options),
@@ -94,16 +94,6 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
 
 function userDataDirOption(options: InstallCommandOptions): { userDataDir?: string } {
   return options.userDataDir === undefined ? {} : { userDataDir: path.resolve(options.userDataDir) };
-}
-
-/**
- * The file the launcher runs. Built, this module is part of the one-file bundle
- * (`native-host/dist/nextai.js`), so that is its own path; run from source (tsx, tests), plain
- * node could not load the `.ts` file, so it is the bundle built next to the sources.
- */
-function bundlePath(): string {
-  const self = fileURLToPath(import.meta.url);
-  return self.endsWith('.ts') ? fileURLToPath(new URL('../../dist/nextai.js', import.meta.url)) : self;
 }
 
 async function reportErrors(

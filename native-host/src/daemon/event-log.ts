@@ -35,7 +35,8 @@ export class EventLog {
   readonly logId: string;
   private readonly listeners = new Set<EventListener>();
   private readonly insert;
-  private readonly selectAfter;
+  private readonly selectLatestAfter;
+  private readonly countAfter;
   private appendsSincePrune = 0;
 
   constructor(
@@ -44,9 +45,11 @@ export class EventLog {
   ) {
     this.logId = this.loadOrCreateLogId();
     this.insert = db.prepare<[string, string, string]>('INSERT INTO events (type, time, data) VALUES (?, ?, ?)');
-    this.selectAfter = db.prepare<[number, number], EventRow>(
-      'SELECT seq, type, time, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+    // The most recent `limit` events after a seq, oldest first.
+    this.selectLatestAfter = db.prepare<[number, number], EventRow>(
+      'SELECT * FROM (SELECT seq, type, time, data FROM events WHERE seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
     );
+    this.countAfter = db.prepare<[number], number>('SELECT COUNT(*) FROM events WHERE seq > ?').pluck();
   }
 
   append<T extends EventType>(type: T, data: EventData<T>): DaemonEvent {
@@ -83,13 +86,10 @@ export class EventLog {
     const oldest = this.oldestSeq();
     const last = this.lastSeq();
     // Pruned past what the client saw, or the client saw more than this log ever had.
-    let gap = !sameLog || from > last || (oldest !== undefined && from < oldest - 1);
-    const rows = this.selectAfter.all(from, this.options.maxReplay + 1);
-    if (rows.length > this.options.maxReplay) {
-      gap = true;
-      rows.splice(0, rows.length - this.options.maxReplay);
-    }
-    return { events: rows.map(rowToEvent), gap };
+    const pruned = oldest !== undefined && from < oldest - 1;
+    const tooMany = (this.countAfter.get(from) ?? 0) > this.options.maxReplay;
+    const rows = this.selectLatestAfter.all(from, this.options.maxReplay);
+    return { events: rows.map(rowToEvent), gap: !sameLog || from > last || pruned || tooMany };
   }
 
   prune(): void {

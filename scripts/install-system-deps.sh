@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages the product and its tests use, if any is missing:
+# browsers to test in, an X server and window tools for desktop work, and notify-send.
+set -euo pipefail
+
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils libnotify-bin)
+# Commands that tell whether each package is there, in the same order.
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr notify-send)
+
+missing=()
+for i in "${!packages[@]}"; do
+  command -v "${commands[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing: ${missing[*]}. Install them with your package manager (this script knows apt-get only)." >&2
+  exit 1
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "Missing: ${missing[*]}. Run as root, or install them: apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+echo "Installing system packages: ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
