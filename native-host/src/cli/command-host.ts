@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 
-import { ensureDaemon } from '../client/daemon-launcher.js';
-import { Bridge } from '../host/bridge.js';
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { runHost } from '../host/run-host.js';
 
+/**
+ * Listed for `--help`; the entry point sends `nextai host` straight to runHost without loading
+ * the rest of the CLI, so this action only runs when called through main() (tests).
+ */
 export function registerHostCommand(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('host')
@@ -15,17 +16,6 @@ export function registerHostCommand(program: Command, setExitCode: (code: number
     )
     .allowUnknownOption()
     .action(async (caller: string[]) => {
-      const paths = dataPaths();
-      // stdout carries protocol frames only; logs go to a file and stderr.
-      const log = createLogger({ component: `host:${process.pid}`, file: paths.hostLog, stderr: false });
-      const bridge = new Bridge({
-        stdin: process.stdin,
-        stdout: process.stdout,
-        callerArgs: caller,
-        connectDaemon: async () => (await ensureDaemon(paths, { start: true, log })).socket,
-        log,
-      });
-      bridge.start();
-      setExitCode(await bridge.done);
+      setExitCode(await runHost(caller));
     });
 }

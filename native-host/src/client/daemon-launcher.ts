@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 
-import { AppError } from '@nextai/shared';
+import { AppError } from '@nextai/shared/wire';
 
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';

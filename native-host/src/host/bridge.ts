@@ -14,7 +14,7 @@ import {
   type ClassifiedMessage,
   type JsonRpcMessage,
   type RequestId,
-} from '@nextai/shared';
+} from '@nextai/shared/wire';
 
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';

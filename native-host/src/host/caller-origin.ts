@@ -1,4 +1,4 @@
-import { ALLOWED_CHROME_ORIGINS, ALLOWED_FIREFOX_EXTENSIONS } from '@nextai/shared';
+import { ALLOWED_CHROME_ORIGINS, ALLOWED_FIREFOX_EXTENSIONS } from '@nextai/shared/wire';
 
 export type CallerCheck =
   { allowed: true; origin: string; family: 'chromium' | 'firefox' } | { allowed: false; reason: string };

@@ -1,4 +1,4 @@
-import { AppError } from '@nextai/shared';
+import { AppError } from '@nextai/shared/wire';
 
 /** Bytes of the length prefix: a 32-bit unsigned little-endian integer (native messaging's format). */
 export const HEADER_BYTES = 4;

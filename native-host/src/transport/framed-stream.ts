@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 
-import { AppError, toAppError } from '@nextai/shared';
+import { AppError, toAppError } from '@nextai/shared/wire';
 
 import { FrameReader, encodeFrame, encodeSerializedFrame } from './frame-codec.js';
 
