@@ -1,15 +1,13 @@
 import {
   AppError,
-  CLIENT_METHODS,
-  CLIENT_NOTIFICATIONS,
   ChunkAssembler,
-  DAEMON_METHODS,
-  DAEMON_NOTIFICATIONS,
-  JsonRpcPeer,
+  type DAEMON_METHODS,
   NATIVE_HOST_NAME,
   PROTOCOL_VERSION,
   toAppError,
+  createDaemonClientPeer,
   type ClientInfo,
+  type DaemonClientPeer,
   type DaemonEvent,
   type MethodParams,
   type MethodResult,
@@ -46,13 +44,6 @@ export interface HostConnectionOptions {
   now?: () => number;
 }
 
-type Peer = JsonRpcPeer<
-  typeof DAEMON_METHODS,
-  typeof CLIENT_METHODS,
-  typeof DAEMON_NOTIFICATIONS,
-  typeof CLIENT_NOTIFICATIONS
->;
-
 const DEFAULT_BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000, 30000];
 
 /** Chromium's message when no manifest for the host name exists for this browser. */
@@ -66,7 +57,7 @@ const HOST_MISSING_PATTERNS = [/native messaging host not found/i, /no such nati
 export class HostConnection {
   private state: ConnectionState = { ...INITIAL_STATE };
   private port: NativePort | undefined;
-  private peer: Peer | undefined;
+  private peer: DaemonClientPeer | undefined;
   private cursor: EventCursor = { seq: 0 };
   private attempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -137,12 +128,8 @@ export class HostConnection {
       this.onClosed(toAppError(error, 'DAEMON_UNAVAILABLE').message);
       return;
     }
-    const peer: Peer = new JsonRpcPeer({
+    const peer: DaemonClientPeer = createDaemonClientPeer({
       send: (message) => port.postMessage(message),
-      outgoing: DAEMON_METHODS,
-      incoming: CLIENT_METHODS,
-      outgoingNotifications: DAEMON_NOTIFICATIONS,
-      incomingNotifications: CLIENT_NOTIFICATIONS,
       handlers: {
         'extension.tool_call': ({ name, input, call_id }) => runBrowserTool(name, input, call_id),
       },
@@ -176,7 +163,7 @@ export class HostConnection {
     void this.handshake(peer);
   }
 
-  private async handshake(peer: Peer): Promise<void> {
+  private async handshake(peer: DaemonClientPeer): Promise<void> {
     try {
       const hello = await peer.request('daemon.hello', {
         client: { ...this.options.client, capabilities: ['browser_tools'], tools: this.options.browserTools },

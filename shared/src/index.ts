@@ -11,3 +11,4 @@ export * from './tools/define-tool.js';
 export * from './tools/derive.js';
 export { SYSTEM_INFO_CATEGORIES } from './tools/catalog-system.js';
 export * from './tools/handler-table.js';
+export * from './protocol/peers.js';

@@ -1,4 +1,6 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+
+import { CHROME_EXTENSION_ID } from '@nextai/shared';
 
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
@@ -20,6 +22,18 @@ async function installInto(profile: string): Promise<void> {
   expect(result.code, result.stderr).toBe(0);
 }
 
+/** A fresh data directory and profile with the host installed, and the side panel open and connected. */
+async function openConnectedPanel(): Promise<Page> {
+  home = makeHome();
+  const profile = makeProfileDir();
+  await installInto(profile);
+  browser = await launchWithExtension(profile, home.env);
+  const panel = await browser.context.newPage();
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  return panel;
+}
+
 const badgeText = (b: ExtensionBrowser) =>
   b.serviceWorker.evaluate(() =>
     (
@@ -28,14 +42,7 @@ const badgeText = (b: ExtensionBrowser) =>
   );
 
 test('the side panel shows the host and the system_info answer from a real daemon', async () => {
-  home = makeHome();
-  const profile = makeProfileDir();
-  await installInto(profile);
-  browser = await launchWithExtension(profile, home.env);
-
-  const panel = await browser.context.newPage();
-  await panel.goto(sidePanelUrl());
-  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  const panel = await openConnectedPanel();
   await expect(panel.getByTestId('host-version')).toHaveText('0.1.0');
   await expect(panel.getByTestId('host-platform')).toContainText('linux');
   await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
@@ -48,11 +55,11 @@ test('the side panel shows the host and the system_info answer from a real daemo
       expect.objectContaining({
         kind: 'extension',
         name: 'chromium',
-        origin: `chrome-extension://${browser.extensionId}/`,
+        origin: `chrome-extension://${CHROME_EXTENSION_ID}/`,
       }),
     ],
   });
-  expect(await badgeText(browser)).toBe('');
+  expect(await badgeText(browser!)).toBe('');
   await panel.setViewportSize({ width: 400, height: 900 });
   await panel.screenshot({ path: 'test-results/side-panel-connected.png', fullPage: true });
 });
@@ -78,13 +85,7 @@ test('without the host installed, the panel shows the install command, and conne
 });
 
 test('the daemon dies while the browser is connected: the bridge restarts it and the panel recovers', async () => {
-  home = makeHome();
-  const profile = makeProfileDir();
-  await installInto(profile);
-  browser = await launchWithExtension(profile, home.env);
-  const panel = await browser.context.newPage();
-  await panel.goto(sidePanelUrl());
-  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  const panel = await openConnectedPanel();
 
   const pidFile = `${home.dir}/run/daemon.pid`;
   const firstPid = readPid(pidFile)!;
@@ -97,13 +98,7 @@ test('the daemon dies while the browser is connected: the bridge restarts it and
 });
 
 test('the daemon can call a browser tool in the extension through the bridge', async () => {
-  home = makeHome();
-  const profile = makeProfileDir();
-  await installInto(profile);
-  browser = await launchWithExtension(profile, home.env);
-  const panel = await browser.context.newPage();
-  await panel.goto(sidePanelUrl());
-  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await openConnectedPanel();
 
   // The answer comes from the extension's own handler table (browser tools land with issue #7).
   const result = await runCli(['tool', 'browser_tabs', '{"action":"list"}', '--json'], home.env);
@@ -114,17 +109,12 @@ test('the daemon can call a browser tool in the extension through the bridge', a
 });
 
 test('events missed while the panel was closed show up when it opens again', async () => {
-  home = makeHome();
-  const profile = makeProfileDir();
-  await installInto(profile);
-  browser = await launchWithExtension(profile, home.env);
-  const panel = await browser.context.newPage();
-  await panel.goto(sidePanelUrl());
+  const panel = await openConnectedPanel();
   await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
   await panel.close();
 
   await runCli(['tool', 'screenshot'], home.env);
-  const reopened = await browser.context.newPage();
+  const reopened = await browser!.context.newPage();
   await reopened.goto(sidePanelUrl());
   await expect(reopened.getByTestId('activity-card')).toContainText('screenshot');
   await expect(reopened.getByTestId('activity-card')).toContainText('UNAVAILABLE');

@@ -2,15 +2,12 @@ import type net from 'node:net';
 
 import {
   AppError,
-  CLIENT_METHODS,
-  CLIENT_NOTIFICATIONS,
-  DAEMON_METHODS,
-  DAEMON_NOTIFICATIONS,
-  JsonRpcPeer,
   MAX_SOCKET_FRAME_BYTES,
   PROTOCOL_VERSION,
   VERSION,
+  createDaemonClientPeer,
   type ClientInfo,
+  type DaemonClientPeer,
   type DaemonInfo,
 } from '@nextai/shared';
 
@@ -19,17 +16,10 @@ import type { DataPaths } from '../paths.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import { ensureDaemon } from './daemon-launcher.js';
 
-export type ClientSidePeer = JsonRpcPeer<
-  typeof DAEMON_METHODS,
-  typeof CLIENT_METHODS,
-  typeof DAEMON_NOTIFICATIONS,
-  typeof CLIENT_NOTIFICATIONS
->;
-
 /** A CLI-side (or test-side) connection to the daemon, after `daemon.hello`. */
 export class DaemonClient {
   private constructor(
-    readonly peer: ClientSidePeer,
+    readonly peer: DaemonClientPeer,
     private readonly stream: FramedStream,
     /** Resolves when the connection is gone, whichever side closed it. */
     readonly disconnected: Promise<void>,
@@ -56,18 +46,12 @@ export class DaemonClient {
   }
 }
 
-function attachPeer(socket: net.Socket): { peer: ClientSidePeer; stream: FramedStream; disconnected: Promise<void> } {
+function attachPeer(socket: net.Socket): { peer: DaemonClientPeer; stream: FramedStream; disconnected: Promise<void> } {
   let markDisconnected!: () => void;
   const disconnected = new Promise<void>((resolve) => {
     markDisconnected = resolve;
   });
-  const peer: ClientSidePeer = new JsonRpcPeer({
-    send: (message) => stream.send(message),
-    outgoing: DAEMON_METHODS,
-    incoming: CLIENT_METHODS,
-    outgoingNotifications: DAEMON_NOTIFICATIONS,
-    incomingNotifications: CLIENT_NOTIFICATIONS,
-  });
+  const peer = createDaemonClientPeer({ send: (message) => stream.send(message) });
   const stream: FramedStream = new FramedStream({
     readable: socket,
     writable: socket,

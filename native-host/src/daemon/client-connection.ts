@@ -1,25 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 
-import {
-  CLIENT_METHODS,
-  CLIENT_NOTIFICATIONS,
-  DAEMON_METHODS,
-  DAEMON_NOTIFICATIONS,
-  JsonRpcPeer,
-  MAX_SOCKET_FRAME_BYTES,
-  type ClientInfo,
-} from '@nextai/shared';
+import { MAX_SOCKET_FRAME_BYTES, createDaemonSidePeer, type ClientInfo, type DaemonSidePeer } from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
-
-export type DaemonSidePeer = JsonRpcPeer<
-  typeof CLIENT_METHODS,
-  typeof DAEMON_METHODS,
-  typeof CLIENT_NOTIFICATIONS,
-  typeof DAEMON_NOTIFICATIONS
->;
 
 /** One client on the daemon socket: a browser's bridge, a CLI invocation, an MCP server. */
 export class ClientConnection {
@@ -52,12 +37,8 @@ export class ClientConnection {
         onClose(this);
       },
     });
-    this.peer = new JsonRpcPeer({
+    this.peer = createDaemonSidePeer({
       send: (message) => this.stream.send(message),
-      outgoing: CLIENT_METHODS,
-      incoming: DAEMON_METHODS,
-      outgoingNotifications: CLIENT_NOTIFICATIONS,
-      incomingNotifications: DAEMON_NOTIFICATIONS,
       onProtocolError: (error) =>
         log.warn('protocol error', { client: this.id, code: error.code, error: error.message }),
     });
