@@ -99,6 +99,23 @@ describe('HostConnection', () => {
     expect(saved.at(-1)).toEqual({ seq: 8, logId: 'log-1' });
   });
 
+  it('starts over from the daemon’s numbering when its event log is not the one the cursor came from', async () => {
+    const port = new FakePort((message, self) => {
+      if (message.method === 'events.subscribe') {
+        self.deliver({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { log_id: 'log-2', last_seq: 3, replayed: 0, gap: true },
+        });
+      } else daemonScript(message, self);
+    });
+    const { connection, saved } = makeConnection([port], { cursor: { seq: 500, logId: 'log-1' } });
+    await connection.start();
+    await vi.advanceTimersByTimeAsync(300);
+    expect(connection.current.lastEventSeq).toBe(3);
+    expect(saved.at(-1)).toEqual({ seq: 3, logId: 'log-2' });
+  });
+
   it('reports a missing host plainly and retries with growing waits', async () => {
     const ports = [new FakePort(() => undefined), new FakePort(() => undefined), new FakePort(() => undefined)];
     const { connection } = makeConnection(ports, { lastError: 'Specified native messaging host not found.' });

@@ -176,12 +176,13 @@ export class HostConnection {
         after_seq: this.cursor.seq,
         ...(this.cursor.logId ? { log_id: this.cursor.logId } : {}),
       });
-      if (subscription.gap) {
-        // The replay is incomplete: start over from what the daemon has now.
-        this.cursor = { seq: subscription.last_seq, logId: subscription.log_id };
-      } else {
-        this.cursor = { seq: Math.max(this.cursor.seq, subscription.last_seq), logId: subscription.log_id };
-      }
+      // Live events may already have arrived after the replay; keep the highest seq of this log.
+      // A gap (pruned events, or another event log) means: start over from what the daemon has.
+      const sameLog = this.cursor.logId === subscription.log_id && !subscription.gap;
+      this.cursor = {
+        seq: sameLog ? Math.max(this.cursor.seq, subscription.last_seq) : subscription.last_seq,
+        logId: subscription.log_id,
+      };
       this.setState({ lastEventSeq: this.cursor.seq });
       this.scheduleCursorSave();
     } catch (error) {
@@ -194,8 +195,8 @@ export class HostConnection {
   }
 
   private onDaemonEvent(event: DaemonEvent): void {
-    if (event.seq <= this.cursor.seq && this.cursor.logId !== undefined) return;
-    this.cursor = { ...this.cursor, seq: Math.max(this.cursor.seq, event.seq) };
+    // The daemon sends each event once per subscription, in order: no duplicates to filter.
+    this.cursor = { ...this.cursor, seq: event.seq };
     this.setState({ lastEventSeq: this.cursor.seq });
     this.scheduleCursorSave();
     for (const listener of this.eventListeners) listener(event);
