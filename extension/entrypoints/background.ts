@@ -36,7 +36,7 @@ export default defineBackground({
     const post = (port: Browser.runtime.Port, message: BackgroundToPanel) => port.postMessage(message);
 
     connection.onStateChange((state) => {
-      void showBadge(state);
+      showBadge(state).catch((error: unknown) => console.warn('NextAI: could not update the toolbar badge.', error));
       for (const panel of panels) post(panel, { type: 'state', state: { ...state } });
     });
     connection.onEvent((event) => {

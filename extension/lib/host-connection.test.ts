@@ -166,6 +166,12 @@ describe('HostConnection', () => {
     await vi.advanceTimersByTimeAsync(10);
     expect(connection.current).toMatchObject({ status: 'connected', daemonRestarting: false });
     expect(port.posted.filter((message) => message.method === 'daemon.hello')).toHaveLength(2);
+    // And it resumed the event stream where it was, not from the start.
+    const subscriptions = port.posted.filter((message) => message.method === 'events.subscribe');
+    expect(subscriptions.map((message) => message.params)).toEqual([
+      { after_seq: 0 },
+      { after_seq: 8, log_id: 'log-1' },
+    ]);
   });
 
   it('answers the daemon’s browser-tool requests from the extension’s handler table', async () => {
@@ -182,6 +188,26 @@ describe('HostConnection', () => {
     await vi.advanceTimersByTimeAsync(10);
     expect(port.posted.find((message) => message.id === 'd1')).toMatchObject({
       result: { ok: false, error: { code: 'UNAVAILABLE', message: expect.stringContaining('#7') } },
+    });
+  });
+
+  it('keeps the host’s own explanation when the port then closes', async () => {
+    const port = new FakePort((message, self) => {
+      if (message.method === 'daemon.hello') {
+        self.deliver({
+          jsonrpc: '2.0',
+          method: 'bridge.state',
+          params: { daemon: 'unavailable', message: 'The daemon was stopped on purpose.' },
+        });
+        self.closeFromHost();
+      }
+    });
+    const { connection } = makeConnection([port]);
+    await connection.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(connection.current).toMatchObject({
+      status: 'disconnected',
+      error: { code: 'DAEMON_UNAVAILABLE', message: 'The daemon was stopped on purpose.' },
     });
   });
 

@@ -59,6 +59,8 @@ export class HostConnection {
   private port: NativePort | undefined;
   private peer: DaemonClientPeer | undefined;
   private cursor: EventCursor = { seq: 0 };
+  /** Highest seq received since the current `events.subscribe` was sent. */
+  private seenSinceSubscribe = 0;
   private attempts = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -122,10 +124,12 @@ export class HostConnection {
     if (this.stopped) return;
     this.setState({ status: 'connecting', nextRetryAt: undefined });
     let port: NativePort;
+    // What the host said before it went away explains more than the browser's "Native host has exited."
+    let hostExplanation: { code: string; message: string } | undefined;
     try {
       port = this.options.connectNative(NATIVE_HOST_NAME);
     } catch (error) {
-      this.onClosed(toAppError(error, 'DAEMON_UNAVAILABLE').message);
+      this.onClosed({ code: 'DAEMON_UNAVAILABLE', message: toAppError(error).message });
       return;
     }
     const peer: DaemonClientPeer = createDaemonClientPeer({
@@ -142,15 +146,18 @@ export class HostConnection {
         'bridge.state': ({ daemon, message }) => {
           if (daemon === 'connected') void this.handshake(peer);
           else if (daemon === 'reconnecting') this.setState({ status: 'connecting', daemonRestarting: true });
-          else
-            this.setState({
-              error: describeError('DAEMON_UNAVAILABLE', message ?? 'The daemon could not be started.'),
-            });
+          else {
+            hostExplanation = { code: 'DAEMON_UNAVAILABLE', message: message ?? 'The daemon could not be started.' };
+            this.setState({ error: describeError(hostExplanation.code, hostExplanation.message) });
+          }
         },
       },
       onProtocolError: (error) => {
         // A message with no request to answer: the host refusing this origin, a bad frame.
-        if (error.code === 'ORIGIN_NOT_ALLOWED') this.setState({ error: describeError(error.code, error.message) });
+        if (error.code === 'ORIGIN_NOT_ALLOWED') {
+          hostExplanation = { code: error.code, message: error.message };
+          this.setState({ error: describeError(error.code, error.message) });
+        }
       },
     });
     this.port = port;
@@ -158,7 +165,8 @@ export class HostConnection {
     port.onMessage.addListener((message) => peer.receive(message));
     port.onDisconnect.addListener((closed) => {
       if (closed !== this.port) return;
-      this.onClosed(this.options.disconnectReason(closed) ?? 'The native host closed the connection.');
+      const reason = this.options.disconnectReason(closed) ?? 'The native host closed the connection.';
+      this.onClosed(hostExplanation ?? { code: 'DISCONNECTED', message: reason });
     });
     void this.handshake(peer);
   }
@@ -172,17 +180,15 @@ export class HostConnection {
       if (peer !== this.peer) return;
       this.attempts = 0;
       this.setState({ status: 'connected', daemon: hello.daemon, error: undefined, daemonRestarting: false });
+      this.seenSinceSubscribe = 0;
       const subscription = await peer.request('events.subscribe', {
         after_seq: this.cursor.seq,
         ...(this.cursor.logId ? { log_id: this.cursor.logId } : {}),
       });
-      // Live events may already have arrived after the replay; keep the highest seq of this log.
-      // A gap (pruned events, or another event log) means: start over from what the daemon has.
-      const sameLog = this.cursor.logId === subscription.log_id && !subscription.gap;
-      this.cursor = {
-        seq: sameLog ? Math.max(this.cursor.seq, subscription.last_seq) : subscription.last_seq,
-        logId: subscription.log_id,
-      };
+      // Everything received since the request came from this daemon's log: replayed events,
+      // and live ones that may already have overtaken the answer. The cursor is the higher of
+      // those and the log's last seq — also after a gap (pruned events, another event log).
+      this.cursor = { seq: Math.max(subscription.last_seq, this.seenSinceSubscribe), logId: subscription.log_id };
       this.setState({ lastEventSeq: this.cursor.seq });
       this.scheduleCursorSave();
     } catch (error) {
@@ -195,14 +201,16 @@ export class HostConnection {
   }
 
   private onDaemonEvent(event: DaemonEvent): void {
-    // The daemon sends each event once per subscription, in order: no duplicates to filter.
+    // Each subscription delivers events once and in order. (After a service-worker restart the
+    // last ≤250 ms of events, saved late, may come again; listeners key them by seq.)
+    this.seenSinceSubscribe = Math.max(this.seenSinceSubscribe, event.seq);
     this.cursor = { ...this.cursor, seq: event.seq };
     this.setState({ lastEventSeq: this.cursor.seq });
     this.scheduleCursorSave();
     for (const listener of this.eventListeners) listener(event);
   }
 
-  private onClosed(reason: string): void {
+  private onClosed(reason: { code: string; message: string }): void {
     this.teardownPort();
     if (this.stopped) return;
     const backoff = this.options.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -211,7 +219,7 @@ export class HostConnection {
     this.setState({
       status: 'disconnected',
       daemonRestarting: false,
-      error: describeError('DISCONNECTED', reason),
+      error: describeError(reason.code, reason.message),
       nextRetryAt: this.now() + wait,
     });
     this.retryTimer = setTimeout(() => this.connect(), wait);
@@ -229,7 +237,9 @@ export class HostConnection {
     if (this.saveTimer !== undefined) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      void this.options.saveCursor(this.cursor);
+      this.options.saveCursor(this.cursor).catch((error: unknown) => {
+        console.warn('NextAI: could not save the event cursor; events may be replayed after a restart.', error);
+      });
     }, 250);
   }
 

@@ -16,6 +16,8 @@ export interface DataPaths {
   socket: string;
   lockFile: string;
   pidFile: string;
+  /** Present while the daemon is stopped on purpose (`nextai daemon stop`): nothing auto-starts it. */
+  stoppedMarker: string;
   logsDir: string;
   daemonLog: string;
   hostLog: string;
@@ -48,6 +50,7 @@ export function dataPaths(
     socket: platform === 'windows' ? windowsPipeName(dataDir, userName) : pathApi.join(runDir, 'daemon.sock'),
     lockFile: pathApi.join(runDir, 'daemon.lock'),
     pidFile: pathApi.join(runDir, 'daemon.pid'),
+    stoppedMarker: pathApi.join(runDir, 'stopped.json'),
     logsDir: join('logs'),
     daemonLog: join('logs', 'daemon.log'),
     hostLog: join('logs', 'host.log'),

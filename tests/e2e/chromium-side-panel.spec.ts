@@ -4,7 +4,7 @@ import { CHROME_EXTENSION_ID } from '@nextai/shared';
 
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
-import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
+import { daemonPidsOf, isAlive, makeHome, nextaiProcessesOf, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 let home: TestHome;
@@ -92,6 +92,16 @@ test('the daemon dies while the browser is connected: the bridge restarts it and
   process.kill(firstPid, 'SIGKILL');
   await expect.poll(() => isAlive(firstPid)).toBe(false);
   await expect.poll(() => readPid(pidFile)).not.toBe(firstPid);
+  // The new daemon knows the browser: the extension said hello to it again.
+  await expect
+    .poll(
+      async () =>
+        JSON.parse((await runCli(['status', '--json'], home.env)).stdout) as {
+          pid: number;
+          clients: { kind: string }[];
+        },
+    )
+    .toMatchObject({ pid: readPid(pidFile), clients: [expect.objectContaining({ kind: 'extension' })] });
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
   await panel.getByRole('button', { name: 'Refresh' }).click();
   await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
@@ -108,7 +118,7 @@ test('the daemon can call a browser tool in the extension through the bridge', a
   });
 });
 
-test('events missed while the panel was closed show up when it opens again', async () => {
+test('a panel opened later shows what happened before it opened', async () => {
   const panel = await openConnectedPanel();
   await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
   await panel.close();
@@ -118,4 +128,34 @@ test('events missed while the panel was closed show up when it opens again', asy
   await reopened.goto(sidePanelUrl());
   await expect(reopened.getByTestId('activity-card')).toContainText('screenshot');
   await expect(reopened.getByTestId('activity-card')).toContainText('UNAVAILABLE');
+});
+
+test('events that happen while the host is away reach the panel when it reconnects (replayed from the daemon)', async () => {
+  const panel = await openConnectedPanel();
+  const profile = browser!.userDataDir;
+  // Take the host away: uninstall its manifest for this profile and end the running bridge.
+  expect((await runCli(['uninstall', '--user-data-dir', profile], home.env)).code).toBe(0);
+  for (const pid of nextaiProcessesOf(home.dir, 'host')) process.kill(Number(pid), 'SIGTERM');
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'disconnected');
+
+  // While the browser cannot hear the daemon, something happens.
+  await runCli(['tool', 'app_list'], home.env);
+
+  await installInto(profile);
+  await panel.getByRole('button', { name: 'Check again' }).click();
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  // The panel never closed, so these events can only have come from the replay.
+  await expect(panel.getByTestId('activity-card')).toContainText('app_list');
+});
+
+test('a person stops the daemon while the browser is open: it stays stopped, and the panel says how to start it', async () => {
+  const panel = await openConnectedPanel();
+  expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'disconnected');
+  await expect(panel.getByTestId('connect-card')).toContainText('stopped on purpose');
+  expect(daemonPidsOf(home.dir)).toEqual([]);
+
+  expect((await runCli(['daemon', '--detach'], home.env)).code).toBe(0);
+  await panel.getByRole('button', { name: 'Check again' }).click();
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
 });

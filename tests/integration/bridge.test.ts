@@ -210,4 +210,21 @@ describe('nextai host (the native-messaging bridge)', () => {
       (await host.call(31, 'tools.call', { name: 'system_info', input: { categories: ['os'] } })).result,
     ).toMatchObject({ ok: true });
   });
+
+  it('lets a person stop the daemon while a browser is connected: it stays stopped and the browser is told why', async () => {
+    home = makeHome();
+    const host = startHost();
+    await hello(host);
+    expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
+
+    const state = await host.waitFor(
+      (frame) => frame.method === 'bridge.state' && (frame.params as { daemon: string }).daemon === 'unavailable',
+    );
+    expect((state.params as { message: string }).message).toContain('stopped on purpose');
+    expect(await host.exited).toBe(1);
+    expect(JSON.parse((await runCli(['status', '--json'], home.env)).stdout)).toMatchObject({
+      running: false,
+      reason: 'stopped',
+    });
+  });
 });

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { exitOf, runCli, spawnDaemon } from '../support/cli.js';
-import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
+import { daemonPidsOf, isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 let home: TestHome;
@@ -65,19 +65,8 @@ describe('nextai daemon', () => {
     expect(starts.map((result) => result.code)).toEqual([0, 0, 0, 0]);
     expect(starts.filter((result) => result.stdout.startsWith('daemon started')).length).toBeGreaterThanOrEqual(1);
     const status = await statusJson(home.env);
-    const daemonPids = fs
-      .readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-          const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
-          return cmdline.includes('nextai.js\0daemon') && environ.includes(`NEXTAI_HOME=${home.dir}\0`);
-        } catch {
-          return false;
-        }
-      });
-    expect(daemonPids).toEqual([String(status.pid)]);
+    // The daemons that lost the race exit on their own; wait for that, then only one is left.
+    await expect.poll(() => daemonPidsOf(home.dir)).toEqual([String(status.pid)]);
   });
 
   it('starts cleanly over the stale socket of a daemon that was killed, keeping its events', async () => {
@@ -119,10 +108,27 @@ describe('nextai daemon', () => {
     await runCli(['daemon', '--detach'], home.env);
     const pid = readPid(path.join(home.dir, 'run', 'daemon.pid'));
     const stop = await runCli(['daemon', 'stop'], home.env);
-    expect(stop).toMatchObject({ code: 0, stdout: `daemon stopped (pid ${pid})\n` });
+    expect(stop).toMatchObject({ code: 0, stdout: expect.stringContaining(`daemon stopped (pid ${pid})`) });
     await expect.poll(() => isAlive(pid as number)).toBe(false);
     expect(fs.existsSync(path.join(home.dir, 'run', 'daemon.sock'))).toBe(false);
     expect((await runCli(['daemon', 'stop'], home.env)).stdout).toBe(`no daemon is running for ${home.dir}\n`);
+  });
+
+  it('stays stopped after `nextai daemon stop` until it is started on purpose', async () => {
+    home = makeHome();
+    await runCli(['daemon', '--detach'], home.env);
+    await runCli(['daemon', 'stop'], home.env);
+
+    const refused = await runCli(['tool', 'system_info'], home.env);
+    expect(refused).toMatchObject({
+      code: 3,
+      stderr: expect.stringContaining('stopped on purpose (nextai daemon stop'),
+    });
+    const status = await runCli(['status', '--json'], home.env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: false, reason: 'stopped' });
+
+    expect((await runCli(['daemon', '--detach'], home.env)).stdout).toBe(`daemon started for ${home.dir}\n`);
+    expect((await runCli(['tool', 'system_info'], home.env)).code).toBe(0);
   });
 });
 

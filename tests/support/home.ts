@@ -60,3 +60,27 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Pids of `nextai daemon` processes (alive, not zombies) whose NEXTAI_HOME is `dir`. */
+export function daemonPidsOf(dir: string): string[] {
+  return nextaiProcessesOf(dir, 'daemon');
+}
+
+/** Pids of live `nextai <role>` processes started with NEXTAI_HOME=`dir`, read from /proc. */
+export function nextaiProcessesOf(dir: string, role: 'daemon' | 'host'): string[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+        return (
+          cmdline.includes(`nextai.js\0${role}`) && environ.includes(`NEXTAI_HOME=${dir}\0`) && isAlive(Number(pid))
+        );
+      } catch {
+        // The process ended while we looked.
+        return false;
+      }
+    });
+}

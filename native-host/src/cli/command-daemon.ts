@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { toAppError } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
-import { ensureDaemon, isNoDaemonError } from '../client/daemon-launcher.js';
+import { ensureDaemon, unavailableReason } from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
 import { createLogger } from '../logger.js';
 import { dataPaths } from '../paths.js';
@@ -19,7 +19,7 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
     .action(async (options: { detach?: boolean }) => {
       const paths = dataPaths();
       if (options.detach) {
-        const { socket, started } = await ensureDaemon(paths, { start: true });
+        const { socket, started } = await ensureDaemon(paths, { start: true, evenIfStopped: true });
         socket.destroy();
         printLine(started ? `daemon started for ${paths.dataDir}` : `daemon already running for ${paths.dataDir}`);
         return;
@@ -36,16 +36,21 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
       try {
         client = await DaemonClient.connect(paths, { start: false });
       } catch (error) {
-        if (isNoDaemonError(toAppError(error).cause)) {
+        const reason = unavailableReason(error);
+        if (reason === 'not_running' || reason === 'stopped') {
           printLine(`no daemon is running for ${paths.dataDir}`);
           return;
         }
         throw error;
       }
-      await client.peer.request('daemon.shutdown', { reason: 'nextai daemon stop' });
-      // The daemon closes every connection as it stops; wait for that before reporting.
-      await client.disconnected;
-      printLine(`daemon stopped (pid ${client.daemon.pid})`);
+      try {
+        await client.peer.request('daemon.shutdown', { reason: 'nextai daemon stop' });
+        // The daemon closes every connection as it stops; wait for that before reporting.
+        await client.disconnected;
+      } finally {
+        client.close();
+      }
+      printLine(`daemon stopped (pid ${client.daemon.pid}); it stays stopped until \`nextai daemon\` starts it`);
     });
 }
 
@@ -60,7 +65,12 @@ async function runDaemonInForeground(): Promise<number> {
     printError(appError.message);
     return exitCodeFor(appError);
   }
-  const onSignal = (signal: NodeJS.Signals) => void daemon.stop(`received ${signal}`);
+  const onSignal = (signal: NodeJS.Signals) => {
+    daemon.stop(`received ${signal}`).catch((error: unknown) => {
+      log.error('error while stopping', { error: (error as Error).message });
+      process.exitCode = EXIT.FAILURE;
+    });
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 
-import { VERSION, toAppError } from '@nextai/shared';
+import { VERSION } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
-import { isNoDaemonError } from '../client/daemon-launcher.js';
+import { unavailableReason } from '../client/daemon-launcher.js';
 import { dataPaths } from '../paths.js';
 import { currentPlatform } from '../platform/current.js';
 import { printJson, printLine } from './output.js';
@@ -19,11 +19,20 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
       try {
         client = await DaemonClient.connect(paths, { start: false });
       } catch (error) {
-        if (!isNoDaemonError(toAppError(error).cause)) throw error;
-        const down = { running: false, version: VERSION, data_dir: paths.dataDir, platform: currentPlatform() };
+        const reason = unavailableReason(error);
+        if (reason === undefined) throw error;
+        const down = {
+          running: false,
+          reason,
+          message: (error as Error).message,
+          version: VERSION,
+          data_dir: paths.dataDir,
+          platform: currentPlatform(),
+        };
         if (options.json) printJson(down);
         else {
-          printLine(`daemon:    not running (start it with \`nextai daemon\`)`);
+          printLine('daemon:    not running');
+          printLine(`           ${down.message.split('\n').join('\n           ')}`);
           printLine(`version:   ${VERSION}`);
           printLine(`data dir:  ${paths.dataDir}`);
           printLine(`platform:  ${down.platform}`);

@@ -34,10 +34,18 @@ export class DaemonClient {
   ): Promise<DaemonClient> {
     const { socket, started } = await ensureDaemon(paths, { start: options.start, log: options.log });
     const { peer, stream, disconnected } = attachPeer(socket);
-    const hello = await peer.request('daemon.hello', {
-      client: { kind: 'cli', name: 'nextai-cli', version: VERSION, ...options.client },
-      protocol_version: PROTOCOL_VERSION,
-    });
+    let hello;
+    try {
+      hello = await peer.request('daemon.hello', {
+        client: { kind: 'cli', name: 'nextai-cli', version: VERSION, ...options.client },
+        protocol_version: PROTOCOL_VERSION,
+      });
+    } catch (error) {
+      // Do not keep the process alive on a socket to a daemon that does not answer.
+      stream.close();
+      socket.destroy();
+      throw error;
+    }
     return new DaemonClient(peer, stream, disconnected, hello.daemon, hello.client_id, started);
   }
 

@@ -8,6 +8,9 @@ import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
 import { cliProgramPath } from './self-path.js';
 
+/** Why no daemon could be reached; travels in the AppError's `details.reason`. */
+export type UnavailableReason = 'not_running' | 'stopped' | 'not_responding' | 'failed_to_start';
+
 /** Connects to the daemon socket; rejects with the errno code (ENOENT, ECONNREFUSED…) on failure. */
 export function connectSocket(socketPath: string, timeoutMs = 2000): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
@@ -29,15 +32,18 @@ export function connectSocket(socketPath: string, timeoutMs = 2000): Promise<net
   });
 }
 
-/** Errors that mean "no daemon is listening", as opposed to "something is wrong". */
-export function isNoDaemonError(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
+/** The reason in an error from {@link ensureDaemon}, if it is one. */
+export function unavailableReason(error: unknown): UnavailableReason | undefined {
+  if (!(error instanceof AppError) || error.code !== 'DAEMON_UNAVAILABLE') return undefined;
+  const reason = (error.details as { reason?: UnavailableReason } | undefined)?.reason;
+  return reason;
 }
 
 export interface EnsureDaemonOptions {
-  /** Start a daemon when none answers. */
+  /** Start a daemon when none answers, unless it was stopped on purpose. */
   start: boolean;
+  /** Start it even if it was stopped on purpose (`nextai daemon --detach`). */
+  evenIfStopped?: boolean;
   timeoutMs?: number;
   log?: Logger;
 }
@@ -46,6 +52,9 @@ export interface EnsureDaemonOptions {
  * Returns a socket connected to the daemon of `paths`, starting a detached daemon first if none
  * is running (and `start` is set). Two callers racing to start one is fine: the second daemon
  * finds the instance lock taken and exits, and both callers connect to the first.
+ *
+ * A daemon stopped with `nextai daemon stop` stays stopped: browsers and commands that would
+ * start it get a `stopped` error saying how to start it, until someone starts it explicitly.
  */
 export async function ensureDaemon(
   paths: DataPaths,
@@ -54,13 +63,41 @@ export async function ensureDaemon(
   try {
     return { socket: await connectSocket(paths.socket), started: false };
   } catch (error) {
-    if (!isNoDaemonError(error) || !options.start) throw daemonUnavailable(paths, error);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ETIMEDOUT') {
+      throw unavailable(
+        paths,
+        'not_responding',
+        `The daemon for ${paths.dataDir} accepts no connections (it may be stuck). Stop it (\`nextai daemon stop\`, or kill the pid in ${paths.pidFile}) and start it again.`,
+        error,
+      );
+    }
+    if (code !== 'ENOENT' && code !== 'ECONNREFUSED') {
+      throw unavailable(
+        paths,
+        'not_running',
+        `Cannot reach the daemon at ${paths.socket}: ${(error as Error).message}.`,
+        error,
+      );
+    }
+    const stopped = readStoppedMarker(paths);
+    if (!options.start || (stopped && !options.evenIfStopped)) {
+      const why = stopped
+        ? `The NextAI daemon was stopped on purpose (${stopped.reason}, ${stopped.time}). Start it again with \`npx nextai daemon --detach\`.`
+        : `The NextAI daemon is not running for ${paths.dataDir}. Start it with \`npx nextai daemon --detach\`.`;
+      throw unavailable(paths, stopped ? 'stopped' : 'not_running', why, error);
+    }
   }
+
   options.log?.info('no daemon answered; starting one', { socket: paths.socket });
   const child = spawnDetachedDaemon(paths);
   let exited: { code: number | null } | undefined;
+  let spawnError: Error | undefined;
   child.once('exit', (code) => {
     exited = { code };
+  });
+  child.once('error', (error) => {
+    spawnError = error;
   });
 
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
@@ -74,15 +111,20 @@ export async function ensureDaemon(
     } catch (error) {
       lastError = error;
     }
+    if (spawnError) {
+      throw unavailable(paths, 'failed_to_start', `Could not start the daemon: ${spawnError.message}.`, spawnError);
+    }
     // Exit code 4: another daemon won the race; keep connecting to that one.
     if (exited && exited.code !== 4) {
-      throw new AppError(
-        'DAEMON_UNAVAILABLE',
-        `The daemon could not start (exit code ${exited.code}). ${tailOfLog(paths.daemonLog)}`,
-      );
+      throw unavailable(paths, 'failed_to_start', `The daemon could not start (exit code ${exited.code}).`, lastError);
     }
   }
-  throw daemonUnavailable(paths, lastError);
+  throw unavailable(
+    paths,
+    'failed_to_start',
+    `The daemon did not answer within ${options.timeoutMs ?? 10_000} ms of starting.`,
+    lastError,
+  );
 }
 
 /** Starts `nextai daemon` in the background, detached from the caller, logging to logs/daemon.log. */
@@ -105,13 +147,34 @@ export function spawnDetachedDaemon(paths: DataPaths) {
   }
 }
 
-function daemonUnavailable(paths: DataPaths, cause: unknown): AppError {
-  const reason = cause instanceof Error ? ` (${cause.message})` : '';
-  return new AppError(
-    'DAEMON_UNAVAILABLE',
-    `The NextAI daemon is not running for ${paths.dataDir}${reason}. Start it with \`nextai daemon\`. ${tailOfLog(paths.daemonLog)}`.trim(),
-    { cause },
-  );
+export interface StoppedMarker {
+  reason: string;
+  time: string;
+}
+
+/** Records that the daemon is being stopped on purpose, so nothing starts it behind the person's back. */
+export function writeStoppedMarker(paths: DataPaths, reason: string): void {
+  const marker: StoppedMarker = { reason, time: new Date().toISOString() };
+  fs.writeFileSync(paths.stoppedMarker, `${JSON.stringify(marker)}\n`, { mode: 0o600 });
+}
+
+export function clearStoppedMarker(paths: DataPaths): void {
+  fs.rmSync(paths.stoppedMarker, { force: true });
+}
+
+function readStoppedMarker(paths: DataPaths): StoppedMarker | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(paths.stoppedMarker, 'utf8')) as StoppedMarker;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // An unreadable marker still says "stopped on purpose"; keep that meaning.
+    return { reason: 'stopped on purpose', time: 'unknown time' };
+  }
+}
+
+function unavailable(paths: DataPaths, reason: UnavailableReason, message: string, cause: unknown): AppError {
+  const log = reason === 'failed_to_start' || reason === 'not_responding' ? tailOfLog(paths.daemonLog) : '';
+  return new AppError('DAEMON_UNAVAILABLE', log ? `${message}\n${log}` : message, { cause, details: { reason } });
 }
 
 /** The last lines of the daemon log, which usually say why it did not start. */

@@ -31,8 +31,11 @@ export class ClientConnection {
         if (!fatal) this.sendParseError(error.toWire());
       },
       onInputEnd: () => {
+        // End our side after what is queued has been written (a last answer, the stop event);
+        // destroy only if the client never closes its side.
         this.stream.close();
-        socket.destroy();
+        setTimeout(() => socket.destroy(), 2000).unref();
+        socket.once('close', () => socket.destroy());
         this.peer.close();
         onClose(this);
       },

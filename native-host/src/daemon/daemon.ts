@@ -6,6 +6,7 @@ import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } f
 
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
+import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
 import { hostHandlers } from '../tools/host-handlers.js';
 import type { HostHandlers } from '../tools/types.js';
 import { ClientConnection } from './client-connection.js';
@@ -63,6 +64,9 @@ export class Daemon {
       browserClients: () => [...this.connections].filter((connection) => connection.canRunBrowserTools()).reverse(),
     });
     server.on('connection', (socket) => this.accept(socket));
+    // After listen, errors are per-connection trouble (e.g. EMFILE when out of file handles):
+    // log them; the daemon keeps serving the clients it has.
+    server.on('error', (error) => options.log.error('socket server error', { error: error.message }));
   }
 
   static async start(options: DaemonOptions): Promise<Daemon> {
@@ -71,6 +75,8 @@ export class Daemon {
     const lock = InstanceLock.acquire(paths);
     let db: Db | undefined;
     try {
+      // Starting is the explicit act that ends a stop on purpose.
+      clearStoppedMarker(paths);
       db = await openDatabase(paths.database, log.child('db'));
       const events = new EventLog(db);
       const server = await listen(paths.socket, options.platform);
@@ -85,11 +91,15 @@ export class Daemon {
     }
   }
 
-  /** Stops accepting clients, aborts running tools, closes every connection and the database. */
-  async stop(reason: string): Promise<void> {
+  /**
+   * Stops accepting clients, aborts running tools, closes every connection and the database.
+   * `stayStopped`: stopped on purpose by a person — nothing restarts it until they start it.
+   */
+  async stop(reason: string, options: { stayStopped?: boolean } = {}): Promise<void> {
     if (this.stopping) return this.stopped;
     this.stopping = true;
     this.options.log.info('daemon stopping', { reason });
+    if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     this.events.append('daemon.stopping', { reason });
     this.gateway.abortAll(`The daemon is stopping (${reason}).`);
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -170,7 +180,11 @@ export class Daemon {
     );
     peer.handle('daemon.shutdown', ({ reason }) => {
       // Answer first; stop once the answer is on its way.
-      setImmediate(() => void this.stop(reason ?? `requested by ${connection.label}`));
+      setImmediate(() => {
+        this.stop(reason ?? `requested by ${connection.label}`, { stayStopped: true }).catch((error: unknown) =>
+          this.options.log.error('error while stopping', { error: (error as Error).message }),
+        );
+      });
       return { stopping: true as const };
     });
     peer.handle('tools.list', () => ({ tools: this.gateway.list() }));

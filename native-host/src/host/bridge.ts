@@ -16,6 +16,7 @@ import {
   type RequestId,
 } from '@nextai/shared/wire';
 
+import { unavailableReason } from '../client/daemon-launcher.js';
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import { checkCaller } from './caller-origin.js';
@@ -114,6 +115,8 @@ export class Bridge {
       } catch (error) {
         lastError = toAppError(error, 'DAEMON_UNAVAILABLE');
         this.log.warn('could not reach the daemon', { error: lastError.message });
+        // Stopped on purpose: retrying would only be refused again (or, worse, undo the stop).
+        if (unavailableReason(lastError) === 'stopped') break;
       }
     }
     const message = lastError?.message ?? 'The daemon could not be reached.';
@@ -160,6 +163,10 @@ export class Bridge {
       );
     }
     this.pendingBrowserRequests.clear();
+    if (this.exitWhenIdle !== undefined && this.isIdle()) {
+      this.shutdown(this.exitWhenIdle);
+      return;
+    }
     this.notifyBrowser('reconnecting', 'The daemon stopped; starting it again.');
     void this.connect(true);
   }
@@ -207,6 +214,8 @@ export class Bridge {
   private flushQueue(): void {
     const queued = this.queue.splice(0);
     for (const message of queued) this.forwardToDaemon(classifyMessage(message));
+    // Queued notifications need no answer: with the browser gone, that may leave nothing to wait for.
+    if (this.exitWhenIdle !== undefined && this.isIdle()) this.shutdown(this.exitWhenIdle);
   }
 
   private failQueued(reason: string): void {

@@ -85,6 +85,56 @@ describe('FrameReader', () => {
     );
   });
 
+  it('never throws on frames with plausible lengths and random payloads, and stays in step', () => {
+    const frame = fc
+      .tuple(fc.nat({ max: LIMIT + 10 }), fc.uint8Array({ maxLength: LIMIT + 10 }))
+      .map(([length, bytes]) => {
+        // Mostly well-formed lengths over random bytes; now and then a length that lies.
+        const payload = bytes.subarray(0, Math.min(length, bytes.length));
+        return Buffer.concat([header(length), payload]);
+      });
+    fc.assert(
+      fc.property(
+        fc.array(frame, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (frames, cuts) => {
+          const bytes = Buffer.concat([...frames, encodeFrame({ sentinel: true }, LIMIT)]);
+          const { events } = readAll(bytes, cuts);
+          const fatal = events.findIndex((event) => event.type === 'error' && event.fatal);
+          expect(events.slice(fatal === -1 ? events.length : fatal + 1)).toEqual([]);
+          for (const event of events) {
+            expect(
+              event.type === 'message' ||
+                (event.type === 'error' && ['PARSE_ERROR', 'FRAME_TOO_LARGE'].includes(event.error.code)),
+            ).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('decodes a valid frame after any number of undecodable ones', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ minLength: 1, maxLength: 200 }), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (payloads, cuts) => {
+          // Payloads that cannot be JSON (a lone 0xFF byte is neither valid UTF-8 nor JSON).
+          const junk = payloads.map((payload) =>
+            Buffer.concat([header(payload.length + 1), Buffer.from([0xff]), payload]),
+          );
+          const { events } = readAll(Buffer.concat([...junk, encodeFrame({ sentinel: true }, LIMIT)]), cuts);
+          expect(
+            events.filter((event) => event.type === 'error').map((event) => event.type === 'error' && event.fatal),
+          ).toEqual(junk.map(() => false));
+          expect(events.at(-1)).toMatchObject({ type: 'message', value: { sentinel: true } });
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
   it('keeps reading after a frame that is not JSON or not UTF-8', () => {
     const garbage = Buffer.from('{not json', 'utf8');
     const badUtf8 = Buffer.from([0xff, 0xfe, 0xfd]);

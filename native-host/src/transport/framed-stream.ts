@@ -4,11 +4,18 @@ import { AppError, toAppError } from '@nextai/shared/wire';
 
 import { FrameReader, encodeFrame, encodeSerializedFrame } from './frame-codec.js';
 
+const DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
+
 export interface FramedStreamOptions {
   readable: Readable;
   writable: Writable;
   maxInboundBytes: number;
   maxOutboundBytes: number;
+  /**
+   * Bytes written but not yet taken by the other side before it counts as not reading and the
+   * connection is dropped, so a stuck client cannot make this process buffer without limit.
+   */
+  maxBufferedBytes?: number;
   onMessage: (value: unknown) => void;
   /** A frame that could not be decoded; with `fatal`, reading stops. */
   onFrameError: (error: AppError, fatal: boolean) => void;
@@ -72,6 +79,17 @@ export class FramedStream {
   private write(frame: Buffer): void {
     if (this.outputClosed) throw new AppError('DISCONNECTED', 'The connection is closed.');
     this.options.writable.write(frame);
+    const limit = this.options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    if (this.options.writable.writableLength > limit) {
+      this.outputClosed = true;
+      this.options.writable.destroy();
+      this.endInput(
+        new AppError(
+          'DISCONNECTED',
+          `The other side stopped reading (over ${limit} bytes waiting); connection dropped.`,
+        ),
+      );
+    }
   }
 
   private onData(chunk: Buffer): void {

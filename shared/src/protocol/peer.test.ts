@@ -106,6 +106,25 @@ describe('JsonRpcPeer', () => {
     expect(protocolErrors.map((error) => error.code)).toEqual(['INVALID_PARAMS']);
   });
 
+  it('reports a notification handler that throws instead of throwing from receive()', () => {
+    const errors: AppError[] = [];
+    const peer = new JsonRpcPeer({
+      send: () => undefined,
+      outgoing: {},
+      incoming: {},
+      outgoingNotifications: {},
+      incomingNotifications: NOTIFICATIONS,
+      notificationHandlers: {
+        tick: () => {
+          throw new Error('handler broke');
+        },
+      },
+      onProtocolError: (error) => errors.push(error),
+    });
+    expect(() => peer.receive({ jsonrpc: '2.0', method: 'tick', params: { n: 1 } })).not.toThrow();
+    expect(errors.map((error) => error.message)).toEqual(['handler broke']);
+  });
+
   it('answers a message that is not JSON-RPC with INVALID_REQUEST, keeping its id', () => {
     const sent: JsonRpcMessage[] = [];
     const peer = new JsonRpcPeer({

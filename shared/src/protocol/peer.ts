@@ -260,7 +260,11 @@ export class JsonRpcPeer<
       );
       return;
     }
-    handler?.(parsed.data);
+    try {
+      handler?.(parsed.data);
+    } catch (error) {
+      this.options.onProtocolError?.(toAppError(error));
+    }
   }
 
   private replyError(id: RequestId | null, error: AppError): void {
