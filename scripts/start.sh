@@ -43,11 +43,27 @@ echo "  data directory: $data_dir"
 echo "  status:         npx nextai status"
 echo "  stop daemon:    npx nextai daemon stop"
 echo "Opening Chromium; the toolbar button opens the side panel."
+extra_flags=()
+if [ "$(id -u)" -eq 0 ]; then
+  # Chromium refuses to run as root with its sandbox on.
+  extra_flags+=(--no-sandbox)
+fi
 # NEXTAI_CHROMIUM_ARGS: extra Chromium flags, e.g. "--remote-debugging-port=9222".
 # shellcheck disable=SC2086
-exec "$chromium_bin" ${NEXTAI_CHROMIUM_ARGS:-} \
+"$chromium_bin" "${extra_flags[@]}" ${NEXTAI_CHROMIUM_ARGS:-} \
   --user-data-dir="$profile" \
   --no-first-run \
   --disable-features=DisableLoadExtensionCommandLineSwitch \
-  --load-extension="$extension_dir" \
-  "chrome-extension://$extension_id/sidepanel.html"
+  --load-extension="$extension_dir" &
+browser_pid=$!
+# Open the side panel page once the browser (and with it the extension) is up: a URL given at
+# launch can race the extension's loading and end on an error page. A second invocation with the
+# same profile hands the URL to the running browser.
+for _ in $(seq 1 50); do
+  [ -e "$profile/SingletonSocket" ] && break
+  sleep 0.2
+done
+sleep 1
+"$chromium_bin" "${extra_flags[@]}" --user-data-dir="$profile" "chrome-extension://$extension_id/sidepanel.html" >/dev/null 2>&1 \
+  || echo "Could not open the side panel page; use the NextAI toolbar button."
+wait "$browser_pid"
