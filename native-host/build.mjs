@@ -9,13 +9,16 @@ await build({
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
+  // Prefer ES modules: some packages (jsonc-parser) ship a UMD "main" that bundlers cannot follow.
+  mainFields: ['module', 'main'],
   platform: 'node',
   format: 'esm',
   target: 'node20',
   sourcemap: 'linked',
   minify: true,
-  // Native addons cannot be bundled; they load from node_modules at run time.
-  external: ['better-sqlite3'],
+  // Native addons, and web-tree-sitter (which finds its .wasm next to its own module), load from
+  // node_modules at run time.
+  external: ['better-sqlite3', 'web-tree-sitter'],
   banner: {
     // Some bundled CommonJS dependencies call require(); give ESM output one.
     js: "import { createRequire as __nextaiCreateRequire } from 'node:module'; const require = __nextaiCreateRequire(import.meta.url);",

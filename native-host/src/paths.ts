@@ -11,6 +11,8 @@ export interface DataPaths {
   dataDir: string;
   configFile: string;
   database: string;
+  /** The audit chain's head, kept outside the database so truncating the log shows. */
+  auditAnchor: string;
   runDir: string;
   /** Unix socket path, or a Windows named pipe. */
   socket: string;
@@ -46,6 +48,7 @@ export function dataPaths(
     dataDir,
     configFile: join('config.json'),
     database: join('data.db'),
+    auditAnchor: join('audit-anchor.json'),
     runDir,
     socket: platform === 'windows' ? windowsPipeName(dataDir, userName) : pathApi.join(runDir, 'daemon.sock'),
     lockFile: pathApi.join(runDir, 'daemon.lock'),

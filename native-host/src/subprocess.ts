@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 
 import { AppError } from '@nextai/shared';
 
+import { currentPlatform } from './platform/current.js';
+
 export interface RunOptions {
   /** Milliseconds before the process is killed; every subprocess has one. */
   timeoutMs?: number;
@@ -13,6 +15,8 @@ export interface RunOptions {
   maxOutputBytes?: number;
   /** When the binary is missing: how to get it, e.g. "On Debian/Ubuntu: sudo apt install xdotool". */
   installHint?: string;
+  /** Aborting kills the program and everything it started (its whole process group). */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -71,12 +75,24 @@ export function runCommand(command: string, args: readonly string[], options: Ru
   const maxOutput = options.maxOutputBytes ?? 4 * 1024 * 1024;
   const display = [command, ...args].join(' ');
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new AppError('EMERGENCY_STOPPED', `\`${display}\` was not started: the call was cancelled.`));
+      return;
+    }
     const child = spawn(command, args, {
       env: inheritedEnvironment(options.env),
       cwd: options.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
+      // Its own process group, so cancelling also ends whatever it started.
+      detached: options.signal !== undefined && currentPlatform() !== 'windows',
     });
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      killTree(child.pid, child);
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let stdoutBytes = 0;
@@ -96,6 +112,7 @@ export function runCommand(command: string, args: readonly string[], options: Ru
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       if (error.code === 'ENOENT') {
         const hint = options.installHint ? ` ${options.installHint}` : '';
         reject(new AppError('NOT_FOUND', `Couldn't find the \`${command}\` program.${hint}`, { cause: error }));
@@ -106,9 +123,12 @@ export function runCommand(command: string, args: readonly string[], options: Ru
     // 'close' (not 'exit'): wait until stdout and stderr are fully read.
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       const out = Buffer.concat(stdout).toString('utf8');
       const err = Buffer.concat(stderr).toString('utf8');
-      if (timedOut) {
+      if (cancelled) {
+        reject(new AppError('EMERGENCY_STOPPED', `\`${display}\` was stopped: the call was cancelled.`));
+      } else if (timedOut) {
         reject(new AppError('TIMEOUT', `\`${display}\` did not finish within ${timeoutMs} ms and was killed.`));
       } else if (code === 0) {
         resolve({ stdout: out, stderr: err, exitCode: 0 });
@@ -127,4 +147,18 @@ export function runCommand(command: string, args: readonly string[], options: Ru
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Ends a child and its process group (POSIX), or the child alone where groups do not apply. */
+function killTree(pid: number | undefined, child: { kill(signal: NodeJS.Signals): boolean }): void {
+  if (pid !== undefined && currentPlatform() !== 'windows') {
+    try {
+      process.kill(-pid, 'SIGKILL');
+      return;
+    } catch (error) {
+      // ESRCH: the group is already gone; anything else, fall back to the child itself.
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
+    }
+  }
+  child.kill('SIGKILL');
 }

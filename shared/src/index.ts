@@ -12,3 +12,4 @@ export * from './tools/derive.js';
 export { SYSTEM_INFO_CATEGORIES } from './tools/catalog-system.js';
 export * from './tools/handler-table.js';
 export * from './protocol/peers.js';
+export * from './policy/index.js';

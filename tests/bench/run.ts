@@ -12,6 +12,7 @@ import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+import { benchDecision, benchEmergencyStop } from './safety.js';
 import { formatRow, summarize } from './stats.js';
 
 const PERSISTENT_REQUESTS = 1000;
@@ -112,6 +113,13 @@ async function main(): Promise<void> {
     await browser.close();
     await home.cleanup();
   }
+  const safety = [
+    'Safety (issue #3), in-process with the real daemon parts:',
+    ...(await benchDecision()),
+    ...(await benchEmergencyStop()),
+    '',
+  ];
+  process.stdout.write(`${safety.join('\n')}\n`);
 }
 
 await main();

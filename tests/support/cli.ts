@@ -21,6 +21,19 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_00
   });
 }
 
+/** Starts `nextai <args>` and lets the test watch its output while it runs. */
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => { stdout: string; stderr: string }; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI_BUNDLE, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { child, output: () => ({ stdout, stderr }), exited: exitOf(child) };
+}
+
 /** Starts `nextai daemon` in the foreground as a child of the test. */
 export function spawnDaemon(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [CLI_BUNDLE, 'daemon'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

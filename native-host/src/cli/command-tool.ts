@@ -1,72 +1,77 @@
+import { randomUUID } from 'node:crypto';
+
 import type { Command } from 'commander';
 
 import { AppError, getTool, type ToolInfo } from '@nextai/shared';
 
-import { DaemonClient } from '../client/daemon-client.js';
-import { dataPaths } from '../paths.js';
 import { EXIT } from './exit-codes.js';
+import { parseJsonObject } from './json-input.js';
 import { printError, printJson, printLine } from './output.js';
+import { withDaemon } from './with-daemon.js';
+
+/** How long `nextai tool` waits for its answer — including a person's approval. */
+const CALL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 export function registerToolCommand(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('tool')
-    .description('Call a tool through the daemon and print its result, or list the tools.')
+    .description('Call a tool through the daemon (and its approval policy) and print the result, or list the tools.')
     .argument('[name]', 'tool name, e.g. system_info')
     .argument('[input]', 'tool input as a JSON object, e.g. \'{"categories":["cpu"]}\'')
     .option('--list', 'list every tool and whether it is available on this host')
+    .option('--project <name>', 'project whose approval policy applies')
     .option('--json', 'print machine-readable JSON')
     .action(
-      async (name: string | undefined, rawInput: string | undefined, options: { list?: boolean; json?: boolean }) => {
+      async (
+        name: string | undefined,
+        rawInput: string | undefined,
+        options: { list?: boolean; json?: boolean; project?: string },
+      ) => {
         if (options.list) {
           await listTools(Boolean(options.json));
           return;
         }
-        if (!name)
+        if (!name) {
           throw new AppError(
             'INVALID_ARGUMENT',
             'Name a tool, e.g. `nextai tool system_info`, or use `nextai tool --list`.',
           );
+        }
         if (!getTool(name)) {
           // Checked here too so a typo does not start a daemon; the daemon checks it again.
           throw new AppError('UNKNOWN_TOOL', `There is no tool named "${name}". See \`nextai tool --list\`.`);
         }
-        const input = parseInput(rawInput);
-        const client = await DaemonClient.connect(dataPaths(), { start: true });
-        try {
-          const result = await client.peer.request('tools.call', { name, input }, { timeoutMs: 10 * 60_000 });
-          if (options.json) printJson(result);
-          else if (result.ok) printJson(result.output);
-          else printError(`${name} failed [${result.error.code}]: ${result.error.message}`);
-          if (!result.ok) setExitCode(EXIT.FAILURE);
-        } finally {
-          client.close();
-        }
+        const input = parseJsonObject(rawInput, 'tool input');
+        const callId = randomUUID();
+        const result = await withDaemon(async (client) => {
+          // Listen for this call's approval request, to tell the person how to answer it.
+          const { last_event_seq } = await client.peer.request('daemon.status', {});
+          client.peer.onNotification('event', (event) => {
+            if (event.type !== 'approval.requested' || event.data.call_id !== callId) return;
+            const id = String(event.data.approval_id);
+            process.stderr.write(
+              `nextai: waiting for your approval — ${String(event.data.reason)}\n` +
+                `  approve: nextai approvals approve ${id}\n` +
+                `  deny:    nextai approvals deny ${id} --message "…"\n`,
+            );
+          });
+          await client.peer.request('events.subscribe', { after_seq: last_event_seq });
+          return client.peer.request(
+            'tools.call',
+            { name, input, call_id: callId, ...(options.project ? { project: options.project } : {}) },
+            { timeoutMs: CALL_TIMEOUT_MS },
+          );
+        });
+        if (options.json) printJson(result);
+        else if (result.ok) printJson(result.output);
+        else printError(`${name} failed [${result.error.code}]: ${result.error.message}`);
+        if (!result.ok) setExitCode(EXIT.FAILURE);
       },
     );
 }
 
-function parseInput(raw: string | undefined): Record<string, unknown> {
-  if (raw === undefined || raw.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new AppError('INVALID_ARGUMENT', `The tool input is not valid JSON: ${(error as Error).message}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('INVALID_ARGUMENT', 'The tool input must be a JSON object, e.g. \'{"categories":["cpu"]}\'.');
-  }
-  return value as Record<string, unknown>;
-}
-
 async function listTools(json: boolean): Promise<void> {
-  const client = await DaemonClient.connect(dataPaths(), { start: true });
-  let tools: ToolInfo[];
-  try {
-    tools = (await client.peer.request('tools.list', {})).tools;
-  } finally {
-    client.close();
-  }
+  const tools: ToolInfo[] = (await withDaemon((client) => client.peer.request('tools.list', {}))).tools;
   if (json) {
     printJson(tools);
     return;

@@ -2,10 +2,14 @@ import { Command, CommanderError } from 'commander';
 
 import { AppError, VERSION, toAppError } from '@nextai/shared';
 
+import { registerApprovalsCommand } from './command-approvals.js';
+import { registerAuditCommand } from './command-audit.js';
 import { registerDaemonCommand } from './command-daemon.js';
 import { registerHostCommand } from './command-host.js';
 import { registerInstallCommands } from './command-install.js';
+import { registerPolicyCommand } from './command-policy.js';
 import { registerStatusCommand } from './command-status.js';
+import { registerStopCommand } from './command-stop.js';
 import { registerToolCommand } from './command-tool.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor } from './output.js';
@@ -27,6 +31,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerInstallCommands(program, setExitCode);
   registerStatusCommand(program, setExitCode);
   registerToolCommand(program, setExitCode);
+  registerPolicyCommand(program);
+  registerApprovalsCommand(program);
+  registerAuditCommand(program, setExitCode);
+  registerStopCommand(program);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

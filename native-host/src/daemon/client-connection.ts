@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 
-import { MAX_SOCKET_FRAME_BYTES, createDaemonSidePeer, type ClientInfo, type DaemonSidePeer } from '@nextai/shared';
+import {
+  AppError,
+  MAX_SOCKET_FRAME_BYTES,
+  createDaemonSidePeer,
+  type ClientInfo,
+  type DaemonSidePeer,
+} from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
@@ -17,6 +23,7 @@ export class ClientConnection {
   origin: string | undefined;
   unsubscribeEvents: (() => void) | undefined;
   private readonly stream: FramedStream;
+  private readonly closed = new AbortController();
 
   constructor(socket: Socket, log: Logger, onClose: (connection: ClientConnection) => void) {
     this.stream = new FramedStream({
@@ -37,6 +44,7 @@ export class ClientConnection {
         setTimeout(() => socket.destroy(), 2000).unref();
         socket.once('close', () => socket.destroy());
         this.peer.close();
+        this.closed.abort(new AppError('DISCONNECTED', 'The client disconnected.'));
         onClose(this);
       },
     });
@@ -45,6 +53,11 @@ export class ClientConnection {
       onProtocolError: (error) =>
         log.warn('protocol error', { client: this.id, code: error.code, error: error.message }),
     });
+  }
+
+  /** Aborted when this client disconnects: its pending approvals close, its running calls stop. */
+  get closedSignal(): AbortSignal {
+    return this.closed.signal;
   }
 
   get label(): string {

@@ -4,15 +4,26 @@ import os from 'node:os';
 
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } from '@nextai/shared';
 
+import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
-import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
+import { sendNotification } from '../platform/notify.js';
+import { releaseHeldInputs } from '../platform/release-inputs.js';
+import { assessEnvFactory } from '../policy/assess-env.js';
+import { assessInput } from '../policy/assess.js';
+import { PolicyStore } from '../policy/policy-store.js';
+import { protectedPaths } from '../policy/protected-paths.js';
+import { initShellAnalyzer } from '../policy/shell/index.js';
 import { hostHandlers } from '../tools/host-handlers.js';
 import type { HostHandlers } from '../tools/types.js';
+import { ApprovalQueue } from './approvals.js';
+import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
 import { openDatabase, type Db } from './database.js';
+import { EmergencyStop } from './emergency-stop.js';
 import { EventLog } from './event-log.js';
 import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
+import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
 import { ToolGateway } from './tool-gateway.js';
 
 export interface DaemonOptions {
@@ -20,19 +31,24 @@ export interface DaemonOptions {
   platform: Platform;
   log: Logger;
   handlers?: HostHandlers;
+  homeDir?: string;
 }
 
 /**
- * The long-running process that owns all state: the SQLite database, the event log, the tools.
- * Clients reach it over a local socket only its user can open.
+ * The long-running process that owns all state: the SQLite database, the event log, the policy,
+ * approvals, the audit log and the tools. Clients reach it over a local socket only its user can
+ * open. This is the composition root: every service is built here and nowhere else.
  */
 export class Daemon {
   readonly info: DaemonInfo;
   /** Resolves when the daemon has fully stopped. */
   readonly stopped: Promise<void>;
+  readonly gateway: ToolGateway;
+  readonly approvals: ApprovalQueue;
+  readonly emergency: EmergencyStop;
   private readonly connections = new Set<ClientConnection>();
-  private readonly gateway: ToolGateway;
   private readonly startedAt = Date.now();
+  private readonly services: DaemonServices;
   private stopping = false;
   private resolveStopped!: () => void;
 
@@ -41,32 +57,88 @@ export class Daemon {
     private readonly lock: InstanceLock,
     private readonly db: Db,
     readonly events: EventLog,
+    private readonly audit: AuditLog,
+    private readonly policy: PolicyStore,
     private readonly server: net.Server,
   ) {
+    const { paths, platform, log } = options;
+    const homeDir = options.homeDir ?? os.homedir();
     this.info = {
       version: VERSION,
       protocol_version: PROTOCOL_VERSION,
       pid: process.pid,
-      platform: options.platform,
+      platform,
       arch: os.arch(),
-      data_dir: options.paths.dataDir,
+      data_dir: paths.dataDir,
       started_at: new Date(this.startedAt).toISOString(),
     };
     this.stopped = new Promise((resolve) => {
       this.resolveStopped = resolve;
     });
+    this.approvals = new ApprovalQueue(db, events);
+    const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
+    const assessEnv = assessEnvFactory(platform, homeDir, guarded);
+    const notify = (title: string, body: string) => sendNotification(platform, title, body);
     this.gateway = new ToolGateway({
       handlers: options.handlers ?? hostHandlers,
-      platform: options.platform,
-      paths: options.paths,
-      log: options.log.child('tools'),
+      platform,
+      paths,
+      log: log.child('tools'),
       events,
+      policy,
+      approvals: this.approvals,
+      audit,
+      emergency: () => this.emergency.state(),
+      assess: (tool, input, grant) => assessInput(tool, input, assessEnv(policy.current.config.security), grant),
+      notify,
       browserClients: () => [...this.connections].filter((connection) => connection.canRunBrowserTools()).reverse(),
     });
+    this.emergency = new EmergencyStop(db, {
+      abortRunningCalls: (reason) => this.gateway.abortAll(reason),
+      cancelPendingApprovals: (reason) => {
+        for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
+      },
+      releaseInputs: () => releaseHeldInputs(platform),
+      notify: async (title, body) => {
+        const sent = await notify(title, body);
+        return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;
+      },
+      record: ({ engaged, reason, by, aborted }) => {
+        if (engaged) events.append('emergency.engaged', { reason, by, aborted_calls: aborted });
+        else events.append('emergency.reset', { by });
+        audit.append({
+          kind: 'emergency_stop',
+          result: engaged ? 'stop' : 'reset',
+          actor: by,
+          reason,
+          details: { aborted_calls: aborted },
+        });
+      },
+    });
+    this.services = {
+      info: this.info,
+      startedAt: this.startedAt,
+      events,
+      gateway: this.gateway,
+      policy,
+      approvals: this.approvals,
+      audit,
+      emergency: this.emergency,
+      connections: () => this.connections,
+      shutdown: (reason) => {
+        this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
+          log.error('error while stopping', { error: (error as Error).message }),
+        );
+      },
+      recordPolicyChange: (summary, by) => {
+        events.append('policy.changed', { source: by, summary });
+        audit.append({ kind: 'policy', result: 'changed', actor: by, reason: summary });
+      },
+    };
     server.on('connection', (socket) => this.accept(socket));
     // After listen, errors are per-connection trouble (e.g. EMFILE when out of file handles):
     // log them; the daemon keeps serving the clients it has.
-    server.on('error', (error) => options.log.error('socket server error', { error: error.message }));
+    server.on('error', (error) => log.error('socket server error', { error: error.message }));
   }
 
   static async start(options: DaemonOptions): Promise<Daemon> {
@@ -74,17 +146,38 @@ export class Daemon {
     ensurePrivateDirectory(paths.dataDir);
     const lock = InstanceLock.acquire(paths);
     let db: Db | undefined;
+    let policy: PolicyStore | undefined;
     try {
       // Starting is the explicit act that ends a stop on purpose.
       clearStoppedMarker(paths);
       db = await openDatabase(paths.database, log.child('db'));
       const events = new EventLog(db);
+      const audit = new AuditLog(db, paths.auditAnchor);
+      const checked = audit.verify();
+      if (!checked.ok) {
+        // Reported loudly, never repaired: the person decides what to do with a tampered log.
+        log.error('the audit log failed verification', { problem: checked.problem.message });
+      }
+      policy = new PolicyStore(paths.configFile, db, log.child('policy'), ({ accepted, problems, summary }) => {
+        if (accepted) events.append('policy.changed', { source: 'config.json', summary });
+        else events.append('policy.rejected', { file: paths.configFile, problems });
+        audit.append({
+          kind: 'policy',
+          result: accepted ? 'changed' : 'rejected',
+          actor: 'config.json',
+          reason: accepted ? summary : problems.join('\n'),
+        });
+      });
+      policy.watch();
+      await initShellAnalyzer();
       const server = await listen(paths.socket, options.platform);
-      const daemon = new Daemon(options, lock, db, events, server);
+      const daemon = new Daemon(options, lock, db, events, audit, policy, server);
+      daemon.cancelOrphanedApprovals();
       events.append('daemon.started', { pid: process.pid, version: VERSION });
       log.info('daemon started', { pid: process.pid, socket: paths.socket, data_dir: paths.dataDir });
       return daemon;
     } catch (error) {
+      policy?.close();
       db?.close();
       lock.release();
       throw error;
@@ -101,14 +194,22 @@ export class Daemon {
     this.options.log.info('daemon stopping', { reason });
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     this.events.append('daemon.stopping', { reason });
-    this.gateway.abortAll(`The daemon is stopping (${reason}).`);
+    await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.close();
     await serverClosed;
+    this.policy.close();
     this.db.close();
     if (this.options.platform !== 'windows') fs.rmSync(this.options.paths.socket, { force: true });
     this.lock.release();
     this.resolveStopped();
+  }
+
+  /** Direct calls (not agent runs) whose caller went away with the old daemon cannot be answered. */
+  private cancelOrphanedApprovals(): void {
+    for (const approval of this.approvals.list('pending', 10_000)) {
+      if (approval.run_id === null) this.approvals.cancel(approval.id, 'the daemon restarted before it was answered');
+    }
   }
 
   private accept(socket: net.Socket): void {
@@ -116,10 +217,11 @@ export class Daemon {
       socket.destroy();
       return;
     }
-    const log = this.options.log.child('rpc');
-    const connection = new ClientConnection(socket, log, (closed) => this.onDisconnect(closed));
+    const connection = new ClientConnection(socket, this.options.log.child('rpc'), (closed) =>
+      this.onDisconnect(closed),
+    );
     this.connections.add(connection);
-    this.registerHandlers(connection);
+    registerRpcHandlers(connection, this.services);
   }
 
   private onDisconnect(connection: ClientConnection): void {
@@ -132,72 +234,6 @@ export class Daemon {
         name: connection.info.name,
       });
     }
-  }
-
-  private registerHandlers(connection: ClientConnection): void {
-    const { peer } = connection;
-    peer.onNotification('bridge.register', ({ origin }) => {
-      connection.origin = origin;
-    });
-    peer.handle('daemon.hello', ({ client, protocol_version }) => {
-      if (protocol_version !== PROTOCOL_VERSION) {
-        throw new AppError(
-          'PROTOCOL_MISMATCH',
-          `This client speaks protocol ${protocol_version}, the daemon ${PROTOCOL_VERSION} (version ${VERSION}). Update the older of the two.`,
-        );
-      }
-      const first = connection.info === undefined;
-      connection.info = client;
-      if (first) {
-        this.events.append('client.connected', {
-          client_id: connection.id,
-          kind: client.kind,
-          name: client.name,
-          ...(connection.origin ? { origin: connection.origin } : {}),
-        });
-      }
-      return { daemon: this.info, client_id: connection.id };
-    });
-    peer.handle('daemon.status', () => ({
-      running: true as const,
-      daemon: this.info,
-      uptime_ms: Date.now() - this.startedAt,
-      clients: [...this.connections]
-        .filter((other) => other.info !== undefined)
-        .map((other) => ({
-          client_id: other.id,
-          kind: other.info?.kind ?? 'unknown',
-          name: other.info?.name ?? 'unknown',
-          version: other.info?.version,
-          origin: other.origin,
-          connected_at: other.connectedAt,
-          is_caller: other === connection,
-        })),
-      last_event_seq: this.events.lastSeq(),
-    }));
-    peer.handle('daemon.ping', ({ payload }) =>
-      payload === undefined ? { time: Date.now() } : { payload, time: Date.now() },
-    );
-    peer.handle('daemon.shutdown', ({ reason }) => {
-      // Answer first; stop once the answer is on its way.
-      setImmediate(() => {
-        this.stop(reason ?? `requested by ${connection.label}`, { stayStopped: true }).catch((error: unknown) =>
-          this.options.log.error('error while stopping', { error: (error as Error).message }),
-        );
-      });
-      return { stopping: true as const };
-    });
-    peer.handle('tools.list', () => ({ tools: this.gateway.list() }));
-    peer.handle('tools.call', (params) => this.gateway.call(params, connection.info?.kind ?? 'unknown'));
-    peer.handle('events.subscribe', ({ after_seq, log_id }) => {
-      connection.unsubscribeEvents?.();
-      // Replay and switching to live events happen in one synchronous step, so no event can
-      // fall between them.
-      const { events, gap } = this.events.missedSince(after_seq, log_id);
-      for (const event of events) peer.notify('event', event);
-      connection.unsubscribeEvents = this.events.subscribe((event) => peer.notify('event', event));
-      return { log_id: this.events.logId, last_seq: this.events.lastSeq(), replayed: events.length, gap };
-    });
   }
 }
 

@@ -2,92 +2,230 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
+import { AppError, type RiskLevel } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../logger.js';
 import { dataPaths } from '../paths.js';
+import type { Assessment } from '../policy/assess.js';
+import { PolicyStore } from '../policy/policy-store.js';
+import type { GuardVerdict } from '../policy/verdicts.js';
 import { hostHandlers } from '../tools/host-handlers.js';
 import type { HostHandlers } from '../tools/types.js';
+import { ApprovalQueue } from './approvals.js';
+import type { AuditEntry } from './audit/index.js';
 import { openDatabase, type Db } from './database.js';
+import type { EmergencyState } from './emergency-stop.js';
 import { EventLog } from './event-log.js';
-import { ToolGateway } from './tool-gateway.js';
+import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 let dir: string;
 let db: Db;
 let events: EventLog;
+let approvals: ApprovalQueue;
+let policy: PolicyStore;
+let audited: AuditEntry[];
+let emergency: EmergencyState;
+let assessment: { risk: RiskLevel; findings: string[]; guards: GuardVerdict[] };
+let notified: string[];
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-gateway-'));
   db = await openDatabase(path.join(dir, 'data.db'), log);
   events = new EventLog(db);
+  approvals = new ApprovalQueue(db, events);
+  policy = new PolicyStore(path.join(dir, 'config.json'), db, log);
+  audited = [];
+  emergency = { active: false };
+  assessment = { risk: 'low', findings: [], guards: [] };
+  notified = [];
 });
 afterEach(() => {
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+const fakeInfo = { os: 'Test OS', arch: 'x64', cpus: 2, memory_total: 100, memory_free: 50, displays: [] };
+
 function gateway(handlers: Partial<HostHandlers> = {}): ToolGateway {
   return new ToolGateway({
-    handlers: { ...hostHandlers, ...handlers } as HostHandlers,
+    handlers: { ...hostHandlers, system_info: async () => fakeInfo, ...handlers } as HostHandlers,
     platform: 'linux',
     paths: dataPaths(dir, 'linux'),
     log,
     events,
+    policy,
+    approvals,
+    audit: { append: (entry) => audited.push(entry) },
+    emergency: () => emergency,
+    assess: (): Assessment => ({
+      analysis: { risk: assessment.risk, findings: assessment.findings },
+      guards: assessment.guards,
+    }),
+    notify: async (title) => {
+      notified.push(title);
+      return { delivered: false, reason: 'no notification daemon in tests' };
+    },
     browserClients: () => [],
   });
 }
 
-const fakeInfo = {
-  os: 'Test OS',
-  arch: 'x64',
-  cpus: 2,
-  memory_total: 100,
-  memory_free: 50,
-  displays: [],
-};
+const cli: CallContext = { source: 'cli' };
 
-describe('ToolGateway', () => {
-  it('runs a tool with its defaults applied and records start and finish events', async () => {
-    let received: unknown;
-    const result = await gateway({
-      system_info: async (input) => {
-        received = input;
-        return fakeInfo;
-      },
-    }).call({ name: 'system_info', input: {}, call_id: 'call-1' }, 'test');
-    expect(result).toMatchObject({ ok: true, output: fakeInfo });
-    expect(received).toEqual({});
-    const recorded = events.missedSince(0, events.logId).events.map((event) => [event.type, event.data]);
-    expect(recorded).toEqual([
-      ['tool.started', { call_id: 'call-1', tool: 'system_info', source: 'test' }],
-      ['tool.finished', expect.objectContaining({ call_id: 'call-1', ok: true })],
+/** Waits for the pending approval of the call in flight and answers it. */
+async function answerWhenAsked(decision: 'approve' | 'deny', message?: string): Promise<void> {
+  await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+  const [pending] = approvals.list('pending', 10);
+  approvals.answer(pending!.id, { decision, scope: 'once', message }, 'test');
+}
+
+describe('ToolGateway: validate → decide → ask → execute → audit', () => {
+  it('runs an allowed call and audits the decision and the execution', async () => {
+    const result = await gateway().call({ name: 'system_info', input: {}, call_id: 'c1' }, cli);
+    expect(result).toMatchObject({
+      ok: true,
+      output: fakeInfo,
+      decision: { action: 'auto_approve', layer: 'project_policy' },
+    });
+    expect(audited.map((entry) => [entry.kind, entry.action ?? entry.result])).toEqual([
+      ['decision', 'auto_approve'],
+      ['execution', 'success'],
     ]);
+    expect(audited[0]).toMatchObject({ call_id: 'c1', tool: 'system_info', source: 'cli', project: 'default' });
   });
 
   it('throws UNKNOWN_TOOL for a name that is not in the catalog', async () => {
-    await expect(gateway().call({ name: 'fly', input: {} }, 'test')).rejects.toMatchObject({ code: 'UNKNOWN_TOOL' });
+    await expect(gateway().call({ name: 'fly', input: {} }, cli)).rejects.toMatchObject({ code: 'UNKNOWN_TOOL' });
   });
 
-  it('returns INVALID_INPUT as a result, without running the handler', async () => {
+  it('returns INVALID_INPUT as a result and audits it, without deciding or running', async () => {
+    const result = await gateway().call({ name: 'system_info', input: { categories: 'cpu' } }, cli);
+    expect(result).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+    expect(audited).toEqual([expect.objectContaining({ kind: 'decision', result: 'invalid_input' })]);
+  });
+
+  it('blocks what a guard forbids, under any template, and runs nothing', async () => {
+    policy.setTemplate('full-auto');
+    assessment.guards = [{ block: true, risk: 'critical', layer: 'protected_files', reason: "NextAI's own files." }];
     let ran = false;
     const result = await gateway({
       system_info: async () => {
         ran = true;
         return fakeInfo;
       },
-    }).call({ name: 'system_info', input: { categories: 'cpu' } }, 'test');
+    }).call({ name: 'system_info', input: {} }, cli);
     expect(result).toMatchObject({
       ok: false,
-      error: { code: 'INVALID_INPUT', message: expect.stringContaining('categories') },
+      error: { code: 'POLICY_BLOCKED' },
+      decision: { layer: 'protected_files' },
     });
     expect(ran).toBe(false);
+    expect(audited.map((entry) => entry.kind)).toEqual(['decision']);
   });
 
-  it('returns UNAVAILABLE for a catalogued tool without a handler', async () => {
-    const result = await gateway().call({ name: 'file_read', input: { path: '/etc/hostname' } }, 'test');
-    expect(result).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', message: expect.stringContaining('#4') } });
+  it('waits for a person when approval is required, then runs', async () => {
+    assessment.risk = 'high';
+    const call = gateway().call({ name: 'system_info', input: {} }, cli);
+    await answerWhenAsked('approve');
+    expect(await call).toMatchObject({ ok: true, decision: { action: 'require_approval' } });
+    expect(audited.map((entry) => [entry.kind, entry.result ?? entry.action])).toEqual([
+      ['decision', 'require_approval'],
+      ['approval', 'approved'],
+      ['execution', 'success'],
+    ]);
+  });
+
+  it('tells the model what the person said when they deny', async () => {
+    assessment.risk = 'high';
+    const call = gateway().call({ name: 'system_info', input: {} }, cli);
+    await answerWhenAsked('deny', 'not on this machine');
+    expect(await call).toMatchObject({
+      ok: false,
+      error: { code: 'APPROVAL_DENIED', message: expect.stringContaining('"not on this machine"') },
+    });
+  });
+
+  it('closes the approval when the caller goes away, and runs nothing', async () => {
+    assessment.risk = 'high';
+    const caller = new AbortController();
+    const call = gateway().call({ name: 'system_info', input: {} }, { source: 'cli', cancel: caller.signal });
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+    caller.abort();
+    expect(await call).toMatchObject({ ok: false, error: { code: 'APPROVAL_CANCELLED' } });
+    expect(approvals.list('all', 10)[0]).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('notify_only runs the call and says whether the notification went out', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'config.json'),
+      JSON.stringify({
+        projects: {
+          items: {
+            default: {
+              name: 'Default',
+              approval: {
+                mode: 'auto',
+                risk_policies: {
+                  low: 'notify_only',
+                  medium: 'auto_approve',
+                  high: 'auto_approve',
+                  critical: 'require_approval',
+                },
+              },
+            },
+          },
+        },
+      }),
+    );
+    policy.reload();
+    const result = await gateway().call({ name: 'system_info', input: {}, call_id: 'n1' }, cli);
+    expect(result).toMatchObject({ ok: true, decision: { action: 'notify_only' } });
+    expect(notified).toEqual(['NextAI Agent: System information']);
+    const event = events.missedSince(0, events.logId).events.find((entry) => entry.type === 'policy.notified');
+    expect(event?.data).toEqual({
+      call_id: 'n1',
+      tool: 'system_info',
+      delivered: false,
+      reason: 'no notification daemon in tests',
+    });
+  });
+
+  it('refuses every call while the emergency stop is on', async () => {
+    emergency = { active: true, since: 'now', reason: 'panic' };
+    const result = await gateway().call({ name: 'system_info', input: {} }, cli);
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'EMERGENCY_STOPPED' },
+      decision: { layer: 'emergency_stop' },
+    });
+  });
+
+  it('aborts running calls and reports when every one has ended', async () => {
+    let release!: () => void;
+    const stuck = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tools = gateway({
+      system_info: async (_input, context) => {
+        await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve()));
+        await stuck;
+        return fakeInfo;
+      },
+    });
+    const calls = [
+      tools.call({ name: 'system_info', input: {} }, cli),
+      tools.call({ name: 'system_info', input: {} }, cli),
+    ];
+    await expect.poll(() => audited.filter((entry) => entry.kind === 'decision').length).toBe(2);
+    const aborting = tools.abortAll('emergency stop: test', 5000);
+    // The gateway answers at once; abortAll waits for the handlers themselves to return.
+    expect(await Promise.all(calls)).toEqual([
+      expect.objectContaining({ ok: false, error: expect.objectContaining({ code: 'EMERGENCY_STOPPED' }) }),
+      expect.objectContaining({ ok: false, error: expect.objectContaining({ code: 'EMERGENCY_STOPPED' }) }),
+    ]);
+    release();
+    await expect(aborting).resolves.toBe(2);
   });
 
   it('turns a handler error into a readable result with its code', async () => {
@@ -95,18 +233,19 @@ describe('ToolGateway', () => {
       system_info: async () => {
         throw new AppError('PERMISSION_DENIED', 'Not allowed to look.');
       },
-    }).call({ name: 'system_info', input: {} }, 'test');
+    }).call({ name: 'system_info', input: {} }, cli);
     expect(result).toMatchObject({ ok: false, error: { code: 'PERMISSION_DENIED', message: 'Not allowed to look.' } });
-    expect(events.missedSince(0, events.logId).events.at(-1)?.data).toMatchObject({
-      ok: false,
-      error_code: 'PERMISSION_DENIED',
+    expect(audited.at(-1)).toMatchObject({
+      kind: 'execution',
+      result: 'failed',
+      error: 'PERMISSION_DENIED: Not allowed to look.',
     });
   });
 
   it('refuses to pass on output that breaks the tool’s own schema', async () => {
     const result = await gateway({ system_info: async () => ({ os: 42 }) as never }).call(
       { name: 'system_info', input: {} },
-      'test',
+      cli,
     );
     expect(result).toMatchObject({
       ok: false,
@@ -114,22 +253,17 @@ describe('ToolGateway', () => {
     });
   });
 
-  it('says a browser tool needs a connected browser when none is', async () => {
-    const result = await gateway().call({ name: 'browser_snapshot', input: {} }, 'test');
-    expect(result).toMatchObject({
-      ok: false,
-      error: { code: 'UNAVAILABLE', message: expect.stringContaining('none is connected') },
-    });
+  it('explains without running or recording anything', () => {
+    assessment = { risk: 'critical', findings: ['deletes your home folder'], guards: [] };
+    const { decision } = gateway().explain({ name: 'bash_execute', input: { command: 'rm -rf ~' } }, cli);
+    expect(decision).toMatchObject({ action: 'always_block', risk: 'critical' });
+    expect(audited).toEqual([]);
   });
 
   it('lists every tool with its availability and model-facing schema', () => {
     const tools = gateway().list();
     expect(tools).toHaveLength(38);
     expect(tools.find((tool) => tool.name === 'system_info')).toMatchObject({ available: true, runs_in: 'host' });
-    expect(tools.find((tool) => tool.name === 'browser_tabs')).toMatchObject({
-      available: false,
-      unavailable_reason: expect.stringContaining('No browser'),
-    });
-    expect(tools.find((tool) => tool.name === 'screenshot')?.input_schema).toMatchObject({ type: 'object' });
+    expect(tools.find((tool) => tool.name === 'browser_tabs')).toMatchObject({ available: false });
   });
 });

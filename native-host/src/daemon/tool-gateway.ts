@@ -10,7 +10,11 @@ import {
   toInputJsonSchema,
   toMcpAnnotations,
   type AnyTool,
+  type Decision,
+  type ErrorCode,
+  type GrantedToolSet,
   type Platform,
+  type PromptRules,
   type ToolInfo,
   type ToolOutcome,
   type ToolResult,
@@ -18,8 +22,15 @@ import {
 
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
-import { isUnavailable, type HostHandlers, type HostToolHandler, type ToolContext } from '../tools/types.js';
+import type { Assessment } from '../policy/assess.js';
+import { decide } from '../policy/decide.js';
+import { requiredLevel } from '../policy/permission-levels.js';
+import type { PolicyStore } from '../policy/policy-store.js';
+import { isUnavailable, type HostHandlers, type ToolContext } from '../tools/types.js';
+import type { ApprovalQueue } from './approvals.js';
+import type { AuditEntry } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
+import type { EmergencyState } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
 
 export interface ToolCallRequest {
@@ -28,12 +39,30 @@ export interface ToolCallRequest {
   call_id?: string | undefined;
 }
 
+/** Who is calling and under which rules. */
+export interface CallContext {
+  /** The kind of caller: "cli", "extension", "run", "schedule", "mcp"… */
+  source: string;
+  project?: string | undefined;
+  runId?: string | undefined;
+  grant?: GrantedToolSet | undefined;
+  promptRules?: PromptRules | undefined;
+  /** Aborted when the caller goes away: a pending approval is closed, a running tool stopped. */
+  cancel?: AbortSignal | undefined;
+}
+
 export interface ToolGatewayOptions {
   handlers: HostHandlers;
   platform: Platform;
   paths: DataPaths;
   log: Logger;
   events: EventLog;
+  policy: PolicyStore;
+  approvals: ApprovalQueue;
+  audit: { append(entry: AuditEntry): unknown };
+  emergency: () => EmergencyState;
+  assess: (tool: AnyTool, input: Record<string, unknown>, grant?: GrantedToolSet) => Assessment;
+  notify: (title: string, body: string) => Promise<{ delivered: boolean; reason?: string }>;
   /** Connected clients that can run browser tools, most recent first. */
   browserClients: () => ClientConnection[];
   /** How long a browser tool may take before the call gives up. */
@@ -42,13 +71,19 @@ export interface ToolGatewayOptions {
 
 type Availability = { available: true } | { available: false; reason: string };
 
+interface RunningCall {
+  controller: AbortController;
+  /** Settles when the handler itself has returned, whatever the gateway answered. */
+  done: Promise<unknown>;
+}
+
 /**
- * The one way a tool runs. Every call — from the side panel, the CLI, later agent runs, schedules
- * and MCP clients — comes through `call()`: validate the input, (decide and ask: issue #3),
- * execute, validate the output, record events. No handler is reachable around it.
+ * The one way a tool runs. Every call — from the side panel, the CLI, agent runs, schedules and
+ * MCP clients — comes through `call()`: validate the input → decide (policy) → ask and wait if
+ * needed → execute → audit. No handler is reachable around it.
  */
 export class ToolGateway {
-  private readonly inFlight = new Set<AbortController>();
+  private readonly running = new Set<RunningCall>();
 
   constructor(private readonly options: ToolGatewayOptions) {}
 
@@ -72,72 +107,241 @@ export class ToolGateway {
     });
   }
 
+  /** The decision a call would get, without running anything (`nextai policy explain`). */
+  explain(request: ToolCallRequest, context: CallContext): { decision: Decision; project: string } {
+    const tool = this.lookup(request.name);
+    const input = tool.input.safeParse(request.input);
+    if (!input.success) {
+      throw new AppError('INVALID_INPUT', `Invalid input for ${tool.name}: ${describeZodError(input.error)}`);
+    }
+    return this.evaluate(tool, input.data as Record<string, unknown>, context);
+  }
+
   /**
-   * Runs one tool call. An unknown tool name is the caller's mistake and throws UNKNOWN_TOOL;
-   * everything that happens to a known tool — bad input, unavailable, failure — is a result.
+   * Runs one tool call. An unknown tool name or project is the caller's mistake and throws;
+   * everything that happens to a known tool — bad input, blocked, denied, unavailable,
+   * failure — is a result the caller (or a model) can read.
    */
-  async call(request: ToolCallRequest, source: string): Promise<ToolResult> {
-    const tool = getTool(request.name);
+  async call(request: ToolCallRequest, context: CallContext): Promise<ToolResult> {
+    const tool = this.lookup(request.name);
+    const callId = request.call_id ?? randomUUID();
+    const started = performance.now();
+    const audit = (entry: Omit<AuditEntry, 'call_id' | 'tool' | 'source'>) =>
+      this.options.audit.append({
+        call_id: callId,
+        tool: tool.name,
+        source: context.source,
+        ...(context.runId ? { run_id: context.runId } : {}),
+        ...entry,
+      });
+    // Set once the call is decided; `finish` reports it for every outcome after that point.
+    let decision: Decision | undefined = undefined;
+    const finish = (outcome: ToolOutcome): ToolResult => {
+      const duration_ms = Math.round((performance.now() - started) * 100) / 100;
+      const summary = decision && {
+        decision: { action: decision.action, risk: decision.risk, layer: decision.layer, reason: decision.reason },
+      };
+      const result: ToolResult = outcome.ok
+        ? { ...outcome, duration_ms, ...summary }
+        : { ...outcome, duration_ms, ...summary };
+      this.options.events.append('tool.finished', {
+        call_id: callId,
+        tool: tool.name,
+        ok: result.ok,
+        duration_ms,
+        ...(result.ok ? {} : { error_code: result.error.code }),
+        ...(decision ? { action: decision.action } : {}),
+      });
+      return result;
+    };
+
+    this.options.events.append('tool.started', { call_id: callId, tool: tool.name, source: context.source });
+    const parsed = tool.input.safeParse(request.input);
+    if (!parsed.success) {
+      const message = `Invalid input for ${tool.name}: ${describeZodError(parsed.error)}`;
+      audit({ kind: 'decision', parameters: request.input, result: 'invalid_input', reason: message });
+      return finish(failure('INVALID_INPUT', message));
+    }
+    const input = parsed.data as Record<string, unknown>;
+    const evaluated = this.evaluate(tool, input, context);
+    decision = evaluated.decision;
+    audit({
+      kind: 'decision',
+      project: evaluated.project,
+      parameters: input,
+      risk: decision.risk,
+      action: decision.action,
+      layer: decision.layer,
+      reason: decision.reason,
+      details: { findings: decision.findings },
+    });
+
+    if (decision.action === 'always_block') {
+      const code = decision.layer === 'emergency_stop' ? 'EMERGENCY_STOPPED' : 'POLICY_BLOCKED';
+      return finish(failure(code, `Blocked (${decision.layer}): ${decision.reason}`));
+    }
+    if (decision.action === 'require_approval') {
+      const approval = this.options.approvals.request({
+        callId,
+        runId: context.runId,
+        project: evaluated.project,
+        source: context.source,
+        tool: tool.name,
+        input,
+        decision,
+      });
+      const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
+      context.cancel?.addEventListener('abort', onCancel, { once: true });
+      const answer = await this.options.approvals.wait(approval.id);
+      context.cancel?.removeEventListener('abort', onCancel);
+      const answered = this.options.approvals.get(approval.id);
+      audit({
+        kind: 'approval',
+        action: decision.action,
+        result: answer.status,
+        actor: answered.answered_by ?? 'unknown',
+        reason: answer.status === 'approved' ? `approved (${answer.scope})` : (answered.message ?? answer.status),
+        details: { approval_id: approval.id },
+      });
+      if (answer.status === 'denied') {
+        const said = answer.message ? ` They said: "${answer.message}"` : '';
+        return finish(failure('APPROVAL_DENIED', `The person denied this ${tool.name} call.${said}`));
+      }
+      if (answer.status === 'cancelled') {
+        return finish(failure('APPROVAL_CANCELLED', `The approval request was closed unanswered (${answer.message}).`));
+      }
+    }
+    if (decision.action === 'notify_only') {
+      const sent = await this.options.notify(`NextAI Agent: ${tool.title}`, decision.reason);
+      this.options.events.append('policy.notified', {
+        call_id: callId,
+        tool: tool.name,
+        delivered: sent.delivered,
+        ...(sent.reason ? { reason: sent.reason } : {}),
+      });
+    }
+    // The emergency stop may have been pressed while the call waited for a person.
+    const emergency = this.options.emergency();
+    if (emergency.active) {
+      return finish(
+        failure('EMERGENCY_STOPPED', `The emergency stop is on (${emergency.reason ?? 'no reason given'}).`),
+      );
+    }
+
+    const executed = performance.now();
+    const outcome = await this.execute(tool, input, callId, context);
+    audit({
+      kind: 'execution',
+      result: outcome.ok ? 'success' : 'failed',
+      duration_ms: Math.round((performance.now() - executed) * 100) / 100,
+      ...(outcome.ok ? {} : { error: `${outcome.error.code}: ${outcome.error.message}` }),
+    });
+    return finish(outcome);
+  }
+
+  /**
+   * Aborts every running call (emergency stop, shutdown) and resolves with how many there were
+   * once each has ended — or after `graceMs` for handlers that ignore the signal.
+   */
+  async abortAll(reason: string, graceMs = 2000): Promise<number> {
+    const calls = [...this.running];
+    for (const call of calls) call.controller.abort(new AppError('EMERGENCY_STOPPED', reason));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.allSettled(calls.map((call) => call.done)), grace]);
+    clearTimeout(timer);
+    return calls.length;
+  }
+
+  private lookup(name: string): AnyTool {
+    const tool = getTool(name);
     if (!tool) {
       throw new AppError(
         'UNKNOWN_TOOL',
-        `There is no tool named "${request.name}". Available tools: ${TOOL_NAMES.join(', ')}.`,
+        `There is no tool named "${name}". Available tools: ${TOOL_NAMES.join(', ')}.`,
         {
           details: { tools: TOOL_NAMES },
         },
       );
     }
-    const callId = request.call_id ?? randomUUID();
-    const started = performance.now();
-    const finish = (result: ToolOutcome): ToolResult => {
-      const duration_ms = Math.round((performance.now() - started) * 100) / 100;
-      const final: ToolResult = result.ok ? { ...result, duration_ms } : { ...result, duration_ms };
-      this.options.events.append('tool.finished', {
-        call_id: callId,
-        tool: tool.name,
-        ok: final.ok,
-        duration_ms,
-        ...(final.ok ? {} : { error_code: final.error.code }),
-      });
-      return final;
-    };
+    return tool;
+  }
 
-    this.options.events.append('tool.started', { call_id: callId, tool: tool.name, source });
-    const input = tool.input.safeParse(request.input);
-    if (!input.success) {
-      return finish(failure('INVALID_INPUT', `Invalid input for ${tool.name}: ${describeZodError(input.error)}`));
-    }
-    // TODO(#3): the policy decision, the approval wait and the audit record go here.
+  private evaluate(
+    tool: AnyTool,
+    input: Record<string, unknown>,
+    context: CallContext,
+  ): { decision: Decision; project: string } {
+    const project = this.options.policy.project(context.project);
+    const security = this.options.policy.current.config.security;
+    const assessment = this.options.assess(tool, input, context.grant);
+    const emergency = this.options.emergency();
+    const run = context.runId ? this.options.approvals.runState(context.runId, tool.name) : undefined;
+    const decision = decide({
+      tool,
+      analysis: assessment.analysis,
+      guards: assessment.guards,
+      requiredLevel: requiredLevel(tool.name, input, assessment.analysis.risk),
+      permissionLevel: security.permission_level,
+      project: { name: project.name, template: project.template ?? undefined, policy: project.approval },
+      promptRules: context.promptRules,
+      grant: context.grant,
+      emergencyStop: emergency.active
+        ? { since: emergency.since ?? 'unknown time', reason: emergency.reason ?? 'no reason given' }
+        : undefined,
+      run,
+    });
+    return { decision, project: project.id };
+  }
+
+  private async execute(
+    tool: AnyTool,
+    input: Record<string, unknown>,
+    callId: string,
+    context: CallContext,
+  ): Promise<ToolOutcome> {
     const controller = new AbortController();
-    this.inFlight.add(controller);
-    try {
+    const onCancel = () => controller.abort(new AppError('DISCONNECTED', 'The caller went away.'));
+    context.cancel?.addEventListener('abort', onCancel, { once: true });
+    const work = (async (): Promise<ToolOutcome> => {
       const output =
         tool.runsIn === 'host'
-          ? await this.runOnHost(tool, input.data, controller.signal)
-          : await this.runInBrowser(tool, input.data as Record<string, unknown>, callId);
-      if (!output.ok) return finish(output);
+          ? await this.runOnHost(tool, input, controller.signal)
+          : await this.runInBrowser(tool, input, callId);
+      if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
       if (!checked.success) {
         this.options.log.error('tool returned output that does not match its schema', {
           tool: tool.name,
           issues: describeZodError(checked.error),
         });
-        return finish(
-          failure('INTERNAL', `${tool.name} produced a malformed result (a bug): ${describeZodError(checked.error)}`),
+        return failure(
+          'INTERNAL',
+          `${tool.name} produced a malformed result (a bug): ${describeZodError(checked.error)}`,
         );
       }
-      return finish({ ok: true, output: checked.data });
+      return { ok: true, output: checked.data };
+    })();
+    const running: RunningCall = { controller, done: work.catch(() => undefined) };
+    this.running.add(running);
+    // Whatever the handler does, the call ends when it is aborted.
+    const aborted = new Promise<ToolOutcome>((resolve) => {
+      controller.signal.addEventListener('abort', () => {
+        const reason = toAppError(controller.signal.reason, 'EMERGENCY_STOPPED');
+        resolve(failure(reason.code, `Stopped: ${reason.message}`));
+      });
+    });
+    try {
+      return await Promise.race([work, aborted]);
     } catch (error) {
       const appError = toAppError(error, 'TOOL_FAILED');
-      return finish(failure(appError.code, appError.message, appError.details));
+      return failure(appError.code, appError.message, appError.details);
     } finally {
-      this.inFlight.delete(controller);
+      context.cancel?.removeEventListener('abort', onCancel);
+      void running.done.then(() => this.running.delete(running));
     }
-  }
-
-  /** Aborts every running call (daemon shutdown; later, the emergency stop). */
-  abortAll(reason: string): void {
-    for (const controller of this.inFlight) controller.abort(new AppError('DISCONNECTED', reason));
   }
 
   private availability(tool: AnyTool): Availability {
@@ -153,10 +357,7 @@ export class ToolGateway {
       return { available: false, reason: 'No browser with the NextAI extension is connected to run it.' };
     }
     if (!clients.some((client) => client.info?.tools.includes(tool.name))) {
-      return {
-        available: false,
-        reason: 'The connected browser extension cannot run it yet (tracked in issue #7).',
-      };
+      return { available: false, reason: 'The connected browser extension cannot run it yet (tracked in issue #7).' };
     }
     return { available: true };
   }
@@ -168,10 +369,9 @@ export class ToolGateway {
   ): Promise<ToolOutcome> {
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
-    const handler = this.options.handlers[tool.name] as HostToolHandler<typeof tool.name>;
+    const handler = this.options.handlers[tool.name] as (input: unknown, context: ToolContext) => Promise<unknown>;
     const context: ToolContext = { signal, paths: this.options.paths, log: this.options.log.child(tool.name) };
-    const output = await (handler as (input: unknown, context: ToolContext) => Promise<unknown>)(input, context);
-    return { ok: true, output };
+    return { ok: true, output: await handler(input, context) };
   }
 
   private async runInBrowser(
@@ -196,6 +396,6 @@ export class ToolGateway {
   }
 }
 
-function failure(code: AppError['code'], message: string, details?: unknown): ToolOutcome {
+function failure(code: ErrorCode, message: string, details?: unknown): ToolOutcome {
   return { ok: false, error: details === undefined ? { code, message } : { code, message, details } };
 }

@@ -22,7 +22,35 @@ export const EVENT_DATA_SCHEMAS = {
     ok: z.boolean(),
     duration_ms: z.number(),
     error_code: z.string().optional(),
+    action: z.string().optional(),
   }),
+  'approval.requested': z.object({
+    approval_id: z.string(),
+    call_id: z.string(),
+    run_id: z.string().optional(),
+    tool: z.string(),
+    risk: z.string(),
+    layer: z.string(),
+    reason: z.string(),
+  }),
+  'approval.answered': z.object({
+    approval_id: z.string(),
+    call_id: z.string(),
+    status: z.enum(['approved', 'denied', 'cancelled']),
+    scope: z.enum(['once', 'run']).optional(),
+    by: z.string(),
+  }),
+  'policy.notified': z.object({
+    call_id: z.string(),
+    tool: z.string(),
+    delivered: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  'policy.changed': z.object({ source: z.string(), summary: z.string() }),
+  'policy.rejected': z.object({ file: z.string(), problems: z.array(z.string()) }),
+  'emergency.engaged': z.object({ reason: z.string(), by: z.string(), aborted_calls: z.number().int() }),
+  'emergency.reset': z.object({ by: z.string() }),
+  'run.breaker_tripped': z.object({ run_id: z.string(), consecutive: z.number().int(), total: z.number().int() }),
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS;

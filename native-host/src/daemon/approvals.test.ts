@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import type { Decision } from '@nextai/shared';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { createLogger } from '../logger.js';
+import { ApprovalQueue } from './approvals.js';
+import { openDatabase, type Db } from './database.js';
+import { EventLog } from './event-log.js';
+
+const log = createLogger({ component: 'test', level: 'error' });
+let dir: string;
+let db: Db;
+let events: EventLog;
+let queue: ApprovalQueue;
+
+const decision = (perCall = false): Decision => ({
+  action: 'require_approval',
+  risk: perCall ? 'critical' : 'high',
+  default_risk: 'high',
+  layer: perCall ? 'sensitive_operation' : 'project_policy',
+  reason: 'asks first',
+  trail: [],
+  findings: perCall ? ['deletes files recursively'] : [],
+  per_call: perCall,
+});
+
+const request = (runId?: string, perCall = false) =>
+  queue.request({
+    callId: `call-${Math.random()}`,
+    runId,
+    project: 'default',
+    source: 'test',
+    tool: 'bash_execute',
+    input: { command: 'npm publish' },
+    decision: decision(perCall),
+  });
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-approvals-'));
+  db = await openDatabase(path.join(dir, 'data.db'), log);
+  events = new EventLog(db);
+  queue = new ApprovalQueue(db, events);
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ApprovalQueue', () => {
+  it('keeps a request pending until a person answers, then wakes the waiter', async () => {
+    const approval = request();
+    expect(queue.list('pending', 10).map((entry) => entry.id)).toEqual([approval.id]);
+    const waiting = queue.wait(approval.id);
+    queue.answer(approval.id, { decision: 'approve', scope: 'once' }, 'cli:test');
+    await expect(waiting).resolves.toEqual({ status: 'approved', scope: 'once' });
+    expect(queue.get(approval.id)).toMatchObject({ status: 'approved', answered_by: 'cli:test' });
+    const types = events.missedSince(0, events.logId).events.map((event) => event.type);
+    expect(types).toEqual(['approval.requested', 'approval.answered']);
+  });
+
+  it('passes a denial message to the waiter', async () => {
+    const approval = request();
+    const waiting = queue.wait(approval.id);
+    queue.answer(approval.id, { decision: 'deny', scope: 'once', message: 'use the staging server' }, 'panel');
+    await expect(waiting).resolves.toEqual({ status: 'denied', message: 'use the staging server' });
+  });
+
+  it('answers a wait at once for a request answered before (as after a restart)', async () => {
+    const approval = request('run-1');
+    queue.answer(approval.id, { decision: 'approve', scope: 'run' }, 'cli');
+    const reopened = new ApprovalQueue(db, events);
+    await expect(reopened.wait(approval.id)).resolves.toEqual({ status: 'approved', scope: 'run' });
+  });
+
+  it('refuses unknown ids and second answers with clear errors', () => {
+    expect(() => queue.answer('nope', { decision: 'approve', scope: 'once' }, 'cli')).toThrow(
+      expect.objectContaining({ code: 'NOT_FOUND' }),
+    );
+    const approval = request();
+    queue.answer(approval.id, { decision: 'deny', scope: 'once' }, 'cli');
+    expect(() => queue.answer(approval.id, { decision: 'approve', scope: 'once' }, 'cli')).toThrow(
+      expect.objectContaining({ code: 'ALREADY_ANSWERED', message: expect.stringContaining('already denied by cli') }),
+    );
+  });
+
+  it('approves "for this run" only for run requests that are not sensitive', () => {
+    expect(() => queue.answer(request().id, { decision: 'approve', scope: 'run' }, 'cli')).toThrow(
+      /not part of an agent run/,
+    );
+    expect(() => queue.answer(request('run-1', true).id, { decision: 'approve', scope: 'run' }, 'cli')).toThrow(
+      /each time/,
+    );
+    queue.answer(request('run-1').id, { decision: 'approve', scope: 'run' }, 'cli');
+    expect(queue.runState('run-1', 'bash_execute')).toEqual({
+      approvedForRun: true,
+      denials: { consecutive: 0, total: 0 },
+    });
+    expect(queue.runState('run-1', 'file_write').approvedForRun).toBe(false);
+  });
+
+  it('counts denials per run for the circuit breaker; an approval resets the streak', () => {
+    for (let i = 0; i < 3; i++) queue.answer(request('run-2').id, { decision: 'deny', scope: 'once' }, 'cli');
+    expect(queue.runState('run-2', 'bash_execute').denials).toEqual({ consecutive: 3, total: 3 });
+    queue.answer(request('run-2').id, { decision: 'approve', scope: 'once' }, 'cli');
+    expect(queue.runState('run-2', 'bash_execute').denials).toEqual({ consecutive: 0, total: 3 });
+  });
+
+  it('closes a request unanswered when cancelled, and not twice', async () => {
+    const approval = request();
+    const waiting = queue.wait(approval.id);
+    queue.cancel(approval.id, 'the caller went away');
+    queue.cancel(approval.id, 'again');
+    await expect(waiting).resolves.toEqual({ status: 'cancelled', message: 'the caller went away' });
+    expect(queue.list('pending', 10)).toEqual([]);
+  });
+});

@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+
+import { AppError, type Approval, type Decision } from '@nextai/shared';
+
+import type { Db } from './database.js';
+import type { EventLog } from './event-log.js';
+
+export type ApprovalAnswer =
+  | { status: 'approved'; scope: 'once' | 'run' }
+  | { status: 'denied'; message: string | null }
+  | { status: 'cancelled'; message: string };
+
+export interface ApprovalRequest {
+  callId: string;
+  runId?: string | undefined;
+  project: string;
+  source: string;
+  tool: string;
+  input: Record<string, unknown>;
+  decision: Decision;
+}
+
+interface ApprovalRow {
+  id: string;
+  created_at: string;
+  call_id: string;
+  run_id: string | null;
+  project: string;
+  source: string;
+  tool: string;
+  input: string;
+  risk: string;
+  layer: string;
+  reason: string;
+  findings: string;
+  per_call: number;
+  status: Approval['status'];
+  scope: Approval['scope'];
+  message: string | null;
+  answered_at: string | null;
+  answered_by: string | null;
+}
+
+/**
+ * Pending approvals are rows in SQLite, not dialogs: they survive browser, daemon and machine
+ * restarts, and any client (side panel, CLI, notification) can answer them. Nothing is ever
+ * approved because time passed — a request waits until a person answers or the caller goes away.
+ */
+export class ApprovalQueue {
+  private readonly waiters = new Map<string, ((answer: ApprovalAnswer) => void)[]>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
+
+  /** Records a request and returns its id; `wait(id)` resolves when it is answered. */
+  request(request: ApprovalRequest): Approval {
+    const id = randomUUID();
+    const { decision } = request;
+    this.db
+      .prepare(
+        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, per_call, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+      )
+      .run(
+        id,
+        new Date().toISOString(),
+        request.callId,
+        request.runId ?? null,
+        request.project,
+        request.source,
+        request.tool,
+        JSON.stringify(request.input),
+        decision.risk,
+        decision.layer,
+        decision.reason,
+        JSON.stringify(decision.findings),
+        decision.per_call ? 1 : 0,
+      );
+    this.events.append('approval.requested', {
+      approval_id: id,
+      call_id: request.callId,
+      ...(request.runId ? { run_id: request.runId } : {}),
+      tool: request.tool,
+      risk: decision.risk,
+      layer: decision.layer,
+      reason: decision.reason,
+    });
+    return this.get(id);
+  }
+
+  /** Resolves with the answer; at once if the request was answered already (after a restart). */
+  wait(id: string): Promise<ApprovalAnswer> {
+    const approval = this.get(id);
+    if (approval.status !== 'pending') return Promise.resolve(answerOf(approval));
+    return new Promise((resolve) => {
+      const list = this.waiters.get(id) ?? [];
+      list.push(resolve);
+      this.waiters.set(id, list);
+    });
+  }
+
+  /**
+   * A person's answer. Unknown ids and requests that were already answered are errors that say
+   * so; "for this run" needs a request that belongs to a run.
+   */
+  answer(
+    id: string,
+    answer: { decision: 'approve' | 'deny'; scope: 'once' | 'run'; message?: string | undefined },
+    by: string,
+  ): Approval {
+    const approval = this.find(id);
+    if (!approval)
+      throw new AppError('NOT_FOUND', `There is no approval request with id "${id}". See \`nextai approvals list\`.`);
+    if (approval.status !== 'pending') {
+      throw new AppError(
+        'ALREADY_ANSWERED',
+        `Approval request ${id} was already ${approval.status}${approval.answered_by ? ` by ${approval.answered_by}` : ''}${approval.answered_at ? ` at ${approval.answered_at}` : ''}.`,
+      );
+    }
+    if (answer.decision === 'approve' && answer.scope === 'run') {
+      if (!approval.run_id) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          'This request is not part of an agent run, so it cannot be approved for a run; approve it once.',
+        );
+      }
+      if (approval.per_call) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          'This is a sensitive operation: it must be approved each time, not for the whole run.',
+        );
+      }
+    }
+    const status = answer.decision === 'approve' ? 'approved' : 'denied';
+    const scope = answer.decision === 'approve' ? answer.scope : null;
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE approvals SET status = ?, scope = ?, message = ?, answered_at = ?, answered_by = ? WHERE id = ? AND status = 'pending'`,
+        )
+        .run(status, scope, answer.message ?? null, now, by, id);
+      if (approval.run_id) this.recordRunAnswer(approval.run_id, approval.tool, status, scope);
+    })();
+    const updated = this.get(id);
+    this.events.append('approval.answered', {
+      approval_id: id,
+      call_id: updated.call_id,
+      status,
+      ...(scope ? { scope } : {}),
+      by,
+    });
+    this.settle(id, answerOf(updated));
+    return updated;
+  }
+
+  /** The caller went away or the emergency stop was pressed: the request is closed unanswered. */
+  cancel(id: string, why: string): void {
+    const result = this.db
+      .prepare(
+        `UPDATE approvals SET status = 'cancelled', message = ?, answered_at = ?, answered_by = 'nextai' WHERE id = ? AND status = 'pending'`,
+      )
+      .run(why, new Date().toISOString(), id);
+    if (result.changes === 0) return;
+    const approval = this.get(id);
+    this.events.append('approval.answered', {
+      approval_id: id,
+      call_id: approval.call_id,
+      status: 'cancelled',
+      by: 'nextai',
+    });
+    this.settle(id, { status: 'cancelled', message: why });
+  }
+
+  list(status: 'pending' | 'all', limit: number): Approval[] {
+    const rows =
+      status === 'pending'
+        ? (this.db
+            .prepare(`SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at LIMIT ?`)
+            .all(limit) as ApprovalRow[])
+        : (this.db.prepare('SELECT * FROM approvals ORDER BY created_at DESC LIMIT ?').all(limit) as ApprovalRow[]);
+    return rows.map(toApproval);
+  }
+
+  get(id: string): Approval {
+    const approval = this.find(id);
+    if (!approval) throw new AppError('NOT_FOUND', `There is no approval request with id "${id}".`);
+    return approval;
+  }
+
+  /** Per-run state the policy decides with. */
+  runState(runId: string, tool: string): { approvedForRun: boolean; denials: { consecutive: number; total: number } } {
+    const approved = this.db
+      .prepare('SELECT approved_for_run FROM run_safety WHERE run_id = ? AND tool = ?')
+      .pluck()
+      .get(runId, tool) as number | undefined;
+    const denials = this.db.prepare('SELECT consecutive, total FROM run_denials WHERE run_id = ?').get(runId) as
+      { consecutive: number; total: number } | undefined;
+    return { approvedForRun: approved === 1, denials: denials ?? { consecutive: 0, total: 0 } };
+  }
+
+  private recordRunAnswer(
+    runId: string,
+    tool: string,
+    status: 'approved' | 'denied',
+    scope: 'once' | 'run' | null,
+  ): void {
+    if (status === 'approved') {
+      this.db
+        .prepare(
+          'INSERT INTO run_denials (run_id, consecutive, total) VALUES (?, 0, 0) ON CONFLICT (run_id) DO UPDATE SET consecutive = 0',
+        )
+        .run(runId);
+      if (scope === 'run') {
+        this.db
+          .prepare(
+            'INSERT INTO run_safety (run_id, tool, approved_for_run) VALUES (?, ?, 1) ON CONFLICT (run_id, tool) DO UPDATE SET approved_for_run = 1',
+          )
+          .run(runId, tool);
+      }
+      return;
+    }
+    this.db
+      .prepare(
+        'INSERT INTO run_denials (run_id, consecutive, total) VALUES (?, 1, 1) ON CONFLICT (run_id) DO UPDATE SET consecutive = consecutive + 1, total = total + 1',
+      )
+      .run(runId);
+  }
+
+  private find(id: string): Approval | undefined {
+    const row = this.db.prepare('SELECT * FROM approvals WHERE id = ?').get(id) as ApprovalRow | undefined;
+    return row && toApproval(row);
+  }
+
+  private settle(id: string, answer: ApprovalAnswer): void {
+    const waiting = this.waiters.get(id) ?? [];
+    this.waiters.delete(id);
+    for (const resolve of waiting) resolve(answer);
+  }
+}
+
+function toApproval(row: ApprovalRow): Approval {
+  return {
+    ...row,
+    input: JSON.parse(row.input) as Record<string, unknown>,
+    findings: JSON.parse(row.findings) as string[],
+    per_call: row.per_call === 1,
+  };
+}
+
+function answerOf(approval: Approval): ApprovalAnswer {
+  switch (approval.status) {
+    case 'approved':
+      return { status: 'approved', scope: approval.scope ?? 'once' };
+    case 'denied':
+      return { status: 'denied', message: approval.message };
+    default:
+      return { status: 'cancelled', message: approval.message ?? 'cancelled' };
+  }
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from './database.js';
+import { EmergencyStop, type EmergencyStopActions } from './emergency-stop.js';
+
+const log = createLogger({ component: 'test', level: 'error' });
+let dir: string;
+let db: Db;
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-stop-'));
+  db = await openDatabase(path.join(dir, 'data.db'), log);
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function actions(calls: string[]): EmergencyStopActions {
+  return {
+    abortRunningCalls: async () => {
+      calls.push('abort');
+      return 2;
+    },
+    cancelPendingApprovals: () => void calls.push('cancel-approvals'),
+    releaseInputs: async () => {
+      calls.push('release');
+      return 'released';
+    },
+    notify: async () => {
+      calls.push('notify');
+      return 'sent';
+    },
+    record: ({ engaged }) => void calls.push(engaged ? 'record-stop' : 'record-reset'),
+  };
+}
+
+describe('EmergencyStop', () => {
+  it('latches before acting, does everything it must, and reports the timing', async () => {
+    const calls: string[] = [];
+    const stop = new EmergencyStop(db, actions(calls));
+    const report = await stop.engage('panic', 'cli');
+    expect(report).toMatchObject({
+      already_active: false,
+      aborted_calls: 2,
+      inputs_released: 'released',
+      notification: 'sent',
+    });
+    expect(report.ended_ms).toBeGreaterThanOrEqual(0);
+    expect(calls).toEqual(['cancel-approvals', 'abort', 'release', 'record-stop', 'notify']);
+    expect(stop.state()).toMatchObject({ active: true, reason: 'panic', by: 'cli' });
+  });
+
+  it('stays set across a restart until reset', async () => {
+    await new EmergencyStop(db, actions([])).engage('panic', 'cli');
+    const restarted = new EmergencyStop(db, actions([]));
+    expect(restarted.state().active).toBe(true);
+    expect(restarted.reset('cli')).toEqual({ was_active: true });
+    expect(restarted.state()).toEqual({ active: false });
+    expect(restarted.reset('cli')).toEqual({ was_active: false });
+  });
+
+  it('pressing it again keeps the first reason and says it was already on', async () => {
+    const stop = new EmergencyStop(db, actions([]));
+    await stop.engage('first', 'panel');
+    expect((await stop.engage('second', 'cli')).already_active).toBe(true);
+    expect(stop.state()).toMatchObject({ reason: 'first', by: 'panel' });
+  });
+});

@@ -1,0 +1,38 @@
+import type { Platform, SecurityConfig } from '@nextai/shared';
+
+import type { AssessEnv } from './assess.js';
+import { AppGuard, DomainGuard, FileGuard } from './guards/index.js';
+import { analyzeShellCommand } from './shell/index.js';
+
+/**
+ * Builds the guards for a security configuration, once per configuration (config.json reloads
+ * replace the object, so identity tells when to rebuild).
+ */
+export function assessEnvFactory(
+  platform: Platform,
+  homeDir: string,
+  guarded: string[],
+): (security: SecurityConfig) => AssessEnv {
+  let cached: { security: SecurityConfig; env: AssessEnv } | undefined;
+  return (security) => {
+    if (cached?.security === security) return cached.env;
+    const files = new FileGuard({ platform, homeDir, security, protectedPaths: guarded });
+    const domains = new DomainGuard(security);
+    const apps = new AppGuard(security);
+    const env: AssessEnv = {
+      homeDir,
+      cwd: homeDir,
+      maxFileSize: files.maxFileSize,
+      checkFile: (path, access, cwd, restrictions) => files.check(path, access, cwd, restrictions),
+      checkDomain: (url, restrictions) => domains.check(url, restrictions),
+      checkApp: (name) => apps.check(name),
+      shellGuards: {
+        checkPath: (path, access, cwd) => files.checkPath(path, access, cwd),
+        checkUrl: (url) => domains.checkUrl(url),
+      },
+      analyzeShell: (command, guards, options) => analyzeShellCommand(command, guards, options),
+    };
+    cached = { security, env };
+    return env;
+  };
+}

@@ -1,0 +1,239 @@
+import { higherRisk, type AnyTool, type GrantedToolSet, type RiskLevel } from '@nextai/shared';
+
+import type { GuardVerdict, ShellGuards } from './verdicts.js';
+
+/** What the shell analyser reports (see policy/shell). */
+export interface ShellAnalysisLike {
+  risk: RiskLevel;
+  findings: { risk: RiskLevel; reason: string }[];
+  blocked?: { layer: GuardVerdict['layer']; reason: string } | undefined;
+}
+
+export interface FileCheck {
+  allowed: boolean;
+  real: string;
+  layer?: 'protected_files' | 'filesystem' | undefined;
+  reason?: string | undefined;
+  sensitive?: string | undefined;
+}
+
+/** The guards and analysers an assessment uses; the daemon wires in the real ones. */
+export interface AssessEnv {
+  homeDir: string;
+  /** Where relative paths in the input are taken from. */
+  cwd: string;
+  maxFileSize: number;
+  checkFile(
+    path: string,
+    access: 'read' | 'write',
+    cwd: string,
+    restrictions?: { allowed_directories?: string[] },
+  ): FileCheck;
+  checkDomain(
+    url: string,
+    restrictions?: { allowed_domains?: string[] },
+  ): { allowed: boolean; reason?: string | undefined };
+  checkApp(nameOrTitle: string): { allowed: boolean; reason?: string | undefined };
+  shellGuards: ShellGuards;
+  analyzeShell(command: string, guards: ShellGuards, options: { cwd: string; homeDir: string }): ShellAnalysisLike;
+}
+
+export interface Assessment {
+  /** Risk from what the input does, and why; it only ever raises the tool's default. */
+  analysis: { risk: RiskLevel; findings: string[] };
+  guards: GuardVerdict[];
+}
+
+/** Shells, interpreters and terminals: launching one with arguments runs a command. */
+const COMMAND_RUNNERS = new Set([
+  'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'python', 'python3', 'perl', 'ruby', 'node',
+  'php', 'lua', 'osascript', 'powershell', 'pwsh', 'cmd', 'cmd.exe', 'env', 'xterm', 'gnome-terminal', 'konsole',
+  'x-terminal-emulator', 'terminal', 'iterm', 'wt', 'sudo', 'su', 'doas', 'pkexec',
+]); // prettier-ignore
+
+/**
+ * Looks at what a call's input does — the command it runs, the paths, URLs and apps it touches —
+ * and reports the risk that follows and what the guards say. Tools not listed keep their
+ * default risk.
+ */
+export function assessInput(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  env: AssessEnv,
+  grant?: GrantedToolSet,
+): Assessment {
+  const findings: string[] = [];
+  const guards: GuardVerdict[] = [];
+  let risk: RiskLevel = 'low';
+  const raise = (level: RiskLevel, reason: string) => {
+    risk = higherRisk(risk, level);
+    findings.push(reason);
+  };
+  const dirs = grant?.restrictions?.allowed_directories;
+  const domains = grant?.restrictions?.allowed_domains;
+  const fileRestrictions = dirs ? { allowed_directories: dirs } : undefined;
+
+  const file = (value: unknown, access: 'read' | 'write', what: string) => {
+    if (typeof value !== 'string') return;
+    let verdict: FileCheck;
+    try {
+      verdict = env.checkFile(value, access, env.cwd, fileRestrictions);
+    } catch (error) {
+      // A path that cannot even be resolved (a NUL byte, `~user`) is refused, not guessed at.
+      guards.push({
+        block: true,
+        risk: 'critical',
+        layer: 'filesystem',
+        reason: `${what} ${JSON.stringify(value)}: ${(error as Error).message}`,
+      });
+      return;
+    }
+    if (!verdict.allowed) {
+      guards.push({
+        block: true,
+        risk: 'critical',
+        layer: verdict.layer ?? 'filesystem',
+        reason: verdict.reason ?? `${what} ${value} is outside the folders NextAI may use.`,
+      });
+    } else if (verdict.sensitive) {
+      raise('critical', `${what} ${verdict.real}: ${verdict.sensitive}`);
+    }
+  };
+  const url = (value: unknown) => {
+    if (typeof value !== 'string') return;
+    const verdict = env.checkDomain(value, domains ? { allowed_domains: domains } : undefined);
+    if (!verdict.allowed) {
+      guards.push({
+        block: true,
+        risk: 'critical',
+        layer: 'network',
+        reason: verdict.reason ?? `${value} is not allowed.`,
+      });
+    }
+  };
+  const app = (value: unknown) => {
+    if (typeof value !== 'string') return;
+    const verdict = env.checkApp(value);
+    if (!verdict.allowed) {
+      guards.push({
+        block: true,
+        risk: 'critical',
+        layer: 'blocked_app',
+        reason: verdict.reason ?? `${value} is a blocked app.`,
+      });
+    }
+  };
+  const shell = (command: string, cwd: string) => {
+    const analysis = env.analyzeShell(command, env.shellGuards, { cwd, homeDir: env.homeDir });
+    if (analysis.blocked) {
+      guards.push({ block: true, risk: 'critical', layer: analysis.blocked.layer, reason: analysis.blocked.reason });
+    }
+    for (const finding of analysis.findings) raise(finding.risk, finding.reason);
+    risk = higherRisk(risk, analysis.risk);
+    return analysis;
+  };
+
+  switch (tool.name) {
+    case 'bash_execute': {
+      const workingDir = typeof input.working_dir === 'string' ? input.working_dir : env.cwd;
+      if (typeof input.working_dir === 'string') {
+        const verdict = env.shellGuards.checkPath(input.working_dir, 'read', env.cwd);
+        if (verdict) guards.push(verdict);
+      }
+      shell(String(input.command ?? ''), workingDir);
+      break;
+    }
+    case 'bash_session':
+      if (
+        input.action === 'create' &&
+        typeof input.shell === 'string' &&
+        !['bash', 'zsh', 'sh', 'dash', 'fish'].includes(input.shell)
+      ) {
+        raise('critical', `starts "${input.shell}", which is not a known shell`);
+      }
+      break;
+    case 'file_read':
+      file(input.path, 'read', 'reads');
+      break;
+    case 'file_search':
+      file(input.directory, 'read', 'searches');
+      break;
+    case 'file_watch':
+      file(input.path, 'read', 'watches');
+      break;
+    case 'file_write':
+      file(input.path, 'write', 'writes');
+      if (typeof input.content === 'string' && Buffer.byteLength(input.content) > env.maxFileSize) {
+        guards.push({
+          block: true,
+          risk: 'critical',
+          layer: 'filesystem',
+          reason: `The content is larger than the ${env.maxFileSize}-byte file size limit.`,
+        });
+      }
+      break;
+    case 'file_edit':
+      file(input.path, 'write', 'edits');
+      break;
+    case 'create_directory':
+      file(input.path, 'write', 'creates');
+      break;
+    case 'delete_file':
+      file(input.path, 'write', 'deletes');
+      if (input.permanent === true) raise('high', 'deletes permanently, without the trash');
+      break;
+    case 'browser_navigate':
+      if (typeof input.url === 'string' && !['back', 'forward', 'reload'].includes(input.url)) url(input.url);
+      break;
+    case 'web_fetch':
+      url(input.url);
+      break;
+    case 'browser_tabs':
+      if (input.action === 'open' && typeof input.url === 'string') url(input.url);
+      break;
+    case 'browser_interact':
+      if (input.action === 'upload') file(input.value, 'read', 'uploads');
+      break;
+    case 'app_launch': {
+      app(input.name);
+      const name = typeof input.name === 'string' ? input.name : '';
+      const args = Array.isArray(input.args) ? input.args.map(String) : [];
+      const base = name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
+      if (COMMAND_RUNNERS.has(base) && args.length > 0) {
+        shell([name, ...args].map(shellQuote).join(' '), env.cwd);
+      }
+      break;
+    }
+    case 'app_switch':
+    case 'app_close':
+      app(input.name);
+      if (tool.name === 'app_close' && input.force === true) raise('high', 'kills the app without letting it save');
+      break;
+    case 'window_manage':
+      app(input.window_title);
+      break;
+    case 'screenshot':
+      if (input.mode === 'window') app(input.window_title);
+      break;
+    case 'type_text': {
+      // Text with a line break is submitted where it is typed; in a terminal it is a command.
+      const text = typeof input.text === 'string' ? input.text : '';
+      if (/[\r\n]/.test(text)) {
+        const analysis = shell(text, env.cwd);
+        if (analysis.risk !== 'critical') {
+          // Typing ordinary text is not running it: keep only what is critical.
+          risk = 'low';
+          findings.length = 0;
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return { analysis: { risk, findings }, guards };
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,280 @@
+import { securityConfigSchema, type DomainCategory } from '@nextai/shared';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { compileDomainPattern, DOMAIN_CATEGORY_LISTS, DomainGuard, matchDomainPattern } from './domains.js';
+
+const defaults = securityConfigSchema.parse({});
+const guard = new DomainGuard(defaults);
+
+/** [url, allowed, host?, category?] under the default configuration (seed §7.3 list + all categories). */
+const DEFAULT_TABLE: [string, boolean, string?, DomainCategory?][] = [
+  // Ordinary sites.
+  ['https://example.com/', true, 'example.com'],
+  ['http://example.com:8080/x?y#z', true, 'example.com'],
+  ['https://github.com/login', true, 'github.com'],
+  ['https://www.google.com/search?q=bank.com', true, 'www.google.com'],
+  ['https://mail.google.com', true, 'mail.google.com'],
+  ['example.com', true, 'example.com'],
+  ['example.com/path', true, 'example.com'],
+  ['localhost:3000', true, 'localhost'],
+  ['http://127.0.0.1:5173', true, '127.0.0.1'],
+  ['http://[::1]:8080/', true, '::1'],
+  ['https://proton.me/pass', true, 'proton.me'],
+  ['https://notbank.com', true, 'notbank.com'],
+  ['https://bank.co', true, 'bank.co'],
+  ['https://bank.com.evil.net', true, 'bank.com.evil.net'],
+  ['https://mybanking.com', true, 'mybanking.com'],
+  ['https://banking-news.com', true, 'banking-news.com'],
+  ['https://paypal-community.example', true, 'paypal-community.example'],
+  ['https://google.com/accounts', true, 'google.com'],
+  ['https://accounts.google.com.evil.net', true, 'accounts.google.com.evil.net'],
+  ['https://evil.net/accounts.google.com', true, 'evil.net'],
+  ['https://evil.net/?u=https://accounts.google.com', true, 'evil.net'],
+  ['https://accounts.google.com@evil.net', true, 'evil.net'],
+  // A backslash ends the host for http(s), in browsers as in the WHATWG parser used here.
+  ['https://evil.net\\@bank.com', true, 'evil.net'],
+
+  // The seed's blocked list.
+  ['https://bank.com', false, 'bank.com'],
+  ['https://www.bank.com/login', false, 'www.bank.com'],
+  ['https://a.b.c.bank.com', false, 'a.b.c.bank.com'],
+  ['https://BANK.COM', false, 'bank.com'],
+  ['https://bank.com.', false, 'bank.com'],
+  ['https://bank.com..', false, 'bank.com'],
+  ['https://www.banking.co.uk', false, 'www.banking.co.uk'],
+  ['https://banking.com', false, 'banking.com'],
+  ['https://online.banking.example.org', false, 'online.banking.example.org'],
+  ['https://accounts.google.com/signin', false, 'accounts.google.com'],
+  ['https://ACCOUNTS.Google.com', false, 'accounts.google.com'],
+  ['https://id.apple.com', false, 'id.apple.com'],
+  ['https://login.microsoftonline.com/common/oauth2', false, 'login.microsoftonline.com'],
+
+  // Tricks that still go to a blocked host.
+  ['https://evil.net@bank.com', false, 'bank.com'],
+  ['https://user:pass@www.bank.com', false, 'www.bank.com'],
+  ['https://bank.com\\@evil.net', false, 'bank.com'],
+  ['https://bank.com%2e', false, 'bank.com'],
+  ['https://www%2ebank.com', false, 'www.bank.com'],
+  ['https://ba\tnk.com', false, 'bank.com'],
+  ['  https://bank.com  ', false, 'bank.com'],
+  ['bank.com:443/x', false, 'bank.com'],
+  ['user:123@bank.com', false, 'bank.com'],
+  ['HTTPS://WWW.BANK.COM', false, 'www.bank.com'],
+  ['https://bank.com:8443', false, 'bank.com'],
+  ['https://accounts.google.com./', false, 'accounts.google.com'],
+  ['https://ａｃｃｏｕｎｔｓ.google.com', false, 'accounts.google.com'],
+
+  // Built-in categories.
+  ['https://www.paypal.com/signin', false, 'www.paypal.com', 'banking'],
+  ['https://paypal.com', false, 'paypal.com', 'banking'],
+  ['https://secure.chase.com', false, 'secure.chase.com', 'banking'],
+  ['https://www.hsbc.co.uk', false, 'www.hsbc.co.uk', 'banking'],
+  ['https://hsbc.com.hk', false, 'hsbc.com.hk', 'banking'],
+  ['https://www.barclays.co.uk', false, 'www.barclays.co.uk', 'banking'],
+  ['https://mybank.icbc.com.cn', false, 'mybank.icbc.com.cn', 'banking'],
+  ['https://www.alipay.com', false, 'www.alipay.com', 'banking'],
+  ['https://pay.weixin.qq.com/index.php', false, 'pay.weixin.qq.com', 'banking'],
+  ['https://dashboard.stripe.com/payments', false, 'dashboard.stripe.com', 'banking'],
+  ['https://www.coinbase.com', false, 'www.coinbase.com', 'banking'],
+  ['https://wise.com', false, 'wise.com', 'banking'],
+  ['https://my.1password.com', false, 'my.1password.com', 'password_managers'],
+  ['https://vault.bitwarden.com', false, 'vault.bitwarden.com', 'password_managers'],
+  ['https://lastpass.com', false, 'lastpass.com', 'password_managers'],
+  ['https://pass.proton.me', false, 'pass.proton.me', 'password_managers'],
+  ['https://passwords.google.com', false, 'passwords.google.com', 'password_managers'],
+  ['https://myaccount.google.com/security', false, 'myaccount.google.com', 'identity_providers'],
+  ['https://appleid.apple.com', false, 'appleid.apple.com', 'identity_providers'],
+  ['https://login.live.com', false, 'login.live.com', 'identity_providers'],
+  ['https://acme.okta.com/app', false, 'acme.okta.com', 'identity_providers'],
+  ['https://acme.eu.auth0.com', false, 'acme.eu.auth0.com', 'identity_providers'],
+  ['https://passport.baidu.com', false, 'passport.baidu.com', 'identity_providers'],
+  ['https://account.aliyun.com', false, 'account.aliyun.com', 'identity_providers'],
+  ['https://stripe.com', true, 'stripe.com'],
+  ['https://docs.stripe.com', true, 'docs.stripe.com'],
+  ['https://apple.com', true, 'apple.com'],
+  ['https://www.okta.com.evil.net', true, 'www.okta.com.evil.net'],
+  ['https://chase.com.evil.net', true, 'chase.com.evil.net'],
+  ['https://notpaypal.com', true, 'notpaypal.com'],
+
+  // Not web addresses.
+  ['file:///etc/passwd', false],
+  ['javascript:alert(1)', false],
+  ['JavaScript:alert(1)', false],
+  ['data:text/html,<script>alert(1)</script>', false],
+  ['vbscript:msgbox', false],
+  ['blob:https://example.com/uuid', false],
+  ['ftp://example.com/file', false],
+  ['chrome://settings', false],
+  ['mailto:someone@example.com', false],
+  ['', false],
+  ['   ', false],
+  ['http://', false],
+  ['https://exa mple.com', false],
+  ['https://[::1', false],
+];
+
+describe('DomainGuard.check with the defaults', () => {
+  it('has at least 60 cases', () => {
+    expect(DEFAULT_TABLE.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it.each(DEFAULT_TABLE)('%s → allowed %s (%s)', (url, allowed, host, category) => {
+    const verdict = guard.check(url);
+    expect(verdict.allowed, verdict.reason).toBe(allowed);
+    if (host !== undefined) expect(verdict.host).toBe(host);
+    if (category !== undefined) expect(verdict.category).toBe(category);
+    if (!allowed) expect(verdict.reason).toBeTruthy();
+  });
+
+  it('explains refusals, naming the setting', () => {
+    expect(guard.check('https://www.bank.com').reason).toMatch(/"\*\.bank\.com" in security\.blocked_domains/);
+    expect(guard.check('https://www.paypal.com').reason).toMatch(/bank, payment.*blocked_domain_categories/);
+    expect(guard.check('file:///x').reason).toMatch(/file tools/);
+    expect(guard.check('javascript:x').reason).toMatch(/run code/);
+    expect(guard.check('ftp://x').reason).toMatch(/Only http/);
+  });
+});
+
+describe('DomainGuard with other configurations', () => {
+  it('treats a non-empty allow list as the only sites', () => {
+    const only = new DomainGuard(securityConfigSchema.parse({ allowed_domains: ['*.example.com', 'docs.rs'] }));
+    expect(only.check('https://example.com').allowed).toBe(true);
+    expect(only.check('https://a.example.com').allowed).toBe(true);
+    expect(only.check('https://docs.rs/picomatch').allowed).toBe(true);
+    expect(only.check('https://www.docs.rs').allowed).toBe(false);
+    expect(only.check('https://example.org').reason).toMatch(/not in security\.allowed_domains/);
+    expect(only.check('https://notexample.com').allowed).toBe(false);
+  });
+
+  it('lets blocked win over allowed', () => {
+    const both = new DomainGuard(
+      securityConfigSchema.parse({ allowed_domains: ['*.bank.com', '*.paypal.com'], blocked_domains: ['*.bank.com'] }),
+    );
+    expect(both.check('https://www.bank.com').allowed).toBe(false);
+    expect(both.check('https://www.paypal.com').allowed).toBe(false);
+  });
+
+  it('switches categories off', () => {
+    const open = new DomainGuard(securityConfigSchema.parse({ blocked_domain_categories: [] }));
+    expect(open.check('https://www.paypal.com').allowed).toBe(true);
+    expect(open.check('https://accounts.google.com').allowed).toBe(false);
+    const bankingOnly = new DomainGuard(securityConfigSchema.parse({ blocked_domain_categories: ['banking'] }));
+    expect(bankingOnly.check('https://my.1password.com').allowed).toBe(true);
+    expect(bankingOnly.check('https://www.chase.com').allowed).toBe(false);
+  });
+
+  it('narrows with a grant, never widens', () => {
+    expect(guard.check('https://example.com', { allowed_domains: ['example.com'] }).allowed).toBe(true);
+    expect(guard.check('https://example.org', { allowed_domains: ['example.com'] }).reason).toMatch(/granted/);
+    expect(guard.check('https://example.com', { allowed_domains: [] }).allowed).toBe(false);
+    expect(guard.check('https://www.bank.com', { allowed_domains: ['*.bank.com'] }).allowed).toBe(false);
+  });
+
+  it('normalises configured patterns: case, scheme, path, port, trailing dot, IDN', () => {
+    const configured = new DomainGuard(
+      securityConfigSchema.parse({
+        blocked_domains: [
+          'HTTPS://Evil.Example/path',
+          'tracker.example:8080',
+          'dot.example.',
+          'bücher.example',
+          '[::2]',
+        ],
+        blocked_domain_categories: [],
+      }),
+    );
+    expect(configured.check('https://evil.example/other').allowed).toBe(false);
+    expect(configured.check('https://tracker.example').allowed).toBe(false);
+    expect(configured.check('https://dot.example').allowed).toBe(false);
+    expect(configured.check('https://xn--bcher-kva.example').allowed).toBe(false);
+    expect(configured.check('https://BÜCHER.example').allowed).toBe(false);
+    expect(configured.check('http://[::2]/').allowed).toBe(false);
+    expect(configured.check('http://[::3]/').allowed).toBe(true);
+  });
+});
+
+describe('matchDomainPattern: labels, never substrings', () => {
+  const table: [string, string, boolean][] = [
+    ['*.bank.com', 'bank.com', true],
+    ['*.bank.com', 'a.bank.com', true],
+    ['*.bank.com', 'a.b.bank.com', true],
+    ['*.bank.com', 'notbank.com', false],
+    ['*.bank.com', 'bank.com.evil.net', false],
+    ['*.bank.com', 'bank.co', false],
+    ['*.banking.*', 'banking.com', true],
+    ['*.banking.*', 'www.banking.co.uk', true],
+    ['*.banking.*', 'banking', false],
+    ['*.banking.*', 'mybanking.com', false],
+    ['bank*.com', 'bank.com', true],
+    ['bank*.com', 'bankofx.com', true],
+    ['bank*.com', 'a.bankofx.com', false],
+    ['bank*.com', 'bank.x.com', false],
+    ['www.*.com', 'www.x.com', true],
+    ['www.*.com', 'www.x.y.com', false],
+    ['*', 'anything.at.all', true],
+    ['example.com', 'example.com', true],
+    ['example.com', 'www.example.com', false],
+    ['192.168.*', '192.168.1.1', true],
+    ['192.168.*', '192.169.1.1', false],
+    ['[::1]', '::1', true],
+    ['::1', '::1', true],
+    ['*.bank.com', '::1', false],
+  ];
+  it.each(table)('%s vs %s: %s', (pattern, host, expected) => {
+    const compiled = compileDomainPattern(pattern);
+    expect(compiled).toBeDefined();
+    expect(matchDomainPattern(compiled as NonNullable<typeof compiled>, host)).toBe(expected);
+  });
+
+  it('never matches a host that merely contains a blocked name', () => {
+    const patterns = ['*.bank.com', 'accounts.google.com', '*.paypal.com'].map((p) => compileDomainPattern(p)!);
+    fc.assert(
+      fc.property(fc.domain(), (domain) => {
+        for (const [index, name] of ['bank.com', 'accounts.google.com', 'paypal.com'].entries()) {
+          const pattern = patterns[index]!;
+          // Glued on without a dot: the label differs, so no match.
+          expect(matchDomainPattern(pattern, `${domain}${name}`)).toBe(`${domain}${name}` === name);
+          // As a subdomain of another site: no match.
+          expect(matchDomainPattern(pattern, `${name}.${domain}`)).toBe(false);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('lists only host-level entries, all parseable', () => {
+    for (const list of Object.values(DOMAIN_CATEGORY_LISTS)) {
+      for (const entry of list) {
+        expect(entry).not.toMatch(/[/:@]/);
+        expect(compileDomainPattern(entry)).toBeDefined();
+      }
+    }
+  });
+});
+
+describe('DomainGuard.checkUrl: addresses in shell commands', () => {
+  it('blocks blocked hosts whatever the scheme', () => {
+    for (const url of [
+      'https://www.bank.com',
+      'bank.com/x',
+      'ftp://bank.com/f',
+      'wss://bank.com/s',
+      'www.paypal.com',
+    ]) {
+      expect(guard.checkUrl(url), url).toMatchObject({ block: true, risk: 'critical', layer: 'network' });
+    }
+  });
+
+  it('says nothing about ordinary hosts or non-addresses', () => {
+    for (const url of ['https://example.com', 'registry.npmjs.org', 'file:///etc/passwd', 'not a url', '']) {
+      expect(guard.checkUrl(url), url).toBeUndefined();
+    }
+  });
+
+  it('raises hosts outside a configured allow list to high', () => {
+    const only = new DomainGuard(securityConfigSchema.parse({ allowed_domains: ['example.com'] }));
+    expect(only.checkUrl('https://example.org')).toMatchObject({ block: false, risk: 'high', layer: 'network' });
+    expect(only.checkUrl('https://example.com')).toBeUndefined();
+  });
+});

@@ -1,0 +1,320 @@
+import { domainToASCII } from 'node:url';
+
+import type { DomainCategory, SecurityConfig } from '@nextai/shared';
+
+import type { GuardVerdict } from '../verdicts.js';
+
+export interface DomainVerdict {
+  allowed: boolean;
+  /** The host the address really goes to (lower case, punycode, no trailing dot, no IPv6 brackets). */
+  host?: string;
+  reason?: string;
+  /** Set when a built-in category blocked it. */
+  category?: DomainCategory;
+}
+
+/** A coordinator grant's narrowing; it can only take domains away. */
+export interface DomainRestrictions {
+  allowed_domains?: string[] | undefined;
+}
+
+/**
+ * Built-in host lists, switched on per category by `security.blocked_domain_categories`.
+ * Matching is by host only: a path-level entry (github.com/login, proton.me/pass) cannot be
+ * expressed, so only hosts that serve nothing else are listed. `*.x.com` covers x.com itself.
+ */
+export const DOMAIN_CATEGORY_LISTS: Readonly<Record<DomainCategory, readonly string[]>> = {
+  banking: [
+    // Payments and wallets.
+    '*.paypal.com', '*.paypal.me', 'dashboard.stripe.com', 'connect.stripe.com', '*.alipay.com', 'pay.weixin.qq.com',
+    '*.tenpay.com', '*.wise.com', '*.transferwise.com', '*.revolut.com', '*.venmo.com', '*.cash.app', '*.zellepay.com',
+    '*.klarna.com', '*.payoneer.com', '*.skrill.com', '*.americanexpress.com', '*.discover.com', '*.unionpay.com',
+    '*.95516.com',
+    // Crypto exchanges.
+    '*.coinbase.com', '*.binance.com', '*.kraken.com', '*.okx.com', '*.bybit.com', '*.crypto.com', '*.gemini.com',
+    '*.bitstamp.net', '*.blockchain.com',
+    // Banks and brokers (United States, Canada, Europe).
+    '*.chase.com', '*.bankofamerica.com', '*.wellsfargo.com', '*.citi.com', '*.citibank.com', '*.usbank.com',
+    '*.capitalone.com', '*.pnc.com', '*.truist.com', '*.ally.com', '*.schwab.com', '*.fidelity.com', '*.vanguard.com',
+    '*.etrade.com', '*.robinhood.com', '*.td.com', '*.tdbank.com', '*.rbc.com', '*.rbcroyalbank.com',
+    '*.scotiabank.com', '*.bmo.com', '*.hsbc.*', '*.barclays.*', '*.lloydsbank.com', '*.natwest.com',
+    '*.santander.*', '*.bnpparibas.*', '*.societegenerale.*', '*.deutsche-bank.*', '*.commerzbank.*', '*.ing.com',
+    '*.ing.de', '*.ing.nl', '*.unicredit.*', '*.n26.com', '*.monzo.com', '*.starlingbank.com', '*.ubs.com',
+    '*.credit-suisse.com', '*.raiffeisen.*',
+    // China, Japan, Korea, Australia, India.
+    '*.icbc.com.cn', '*.ccb.com', '*.boc.cn', '*.bankofchina.com', '*.abchina.com', '*.cmbchina.com',
+    '*.bankcomm.com', '*.psbc.com', '*.spdb.com.cn', '*.cib.com.cn', '*.citicbank.com', '*.cebbank.com',
+    '*.pingan.com', '*.webank.com', '*.mybank.cn', '*.mufg.jp', '*.smbc.co.jp', '*.mizuhobank.co.jp',
+    '*.kbstar.com', '*.shinhan.com', '*.commbank.com.au', '*.westpac.com.au', '*.anz.com', '*.nab.com.au',
+    '*.onlinesbi.sbi', '*.hdfcbank.com', '*.icicibank.com',
+  ],
+  password_managers: [
+    '*.1password.com', '*.1password.ca', '*.1password.eu', '*.bitwarden.com', '*.bitwarden.eu', '*.lastpass.com',
+    '*.dashlane.com', '*.keepersecurity.com', '*.keepersecurity.eu', 'pass.proton.me', '*.nordpass.com',
+    '*.roboform.com', 'vault.zoho.com', 'vault.zoho.eu', 'passwords.google.com',
+    'passwords.google', '*.enpass.io', '*.passbolt.com', '*.keeper.io',
+  ],
+  identity_providers: [
+    'accounts.google.com', 'myaccount.google.com', 'login.microsoftonline.com', 'login.microsoft.com',
+    'login.live.com', 'account.live.com', 'account.microsoft.com', 'mysignins.microsoft.com', 'id.apple.com',
+    'appleid.apple.com', 'account.apple.com', 'iforgot.apple.com', 'idmsa.apple.com', '*.okta.com',
+    '*.oktapreview.com', '*.okta-emea.com', '*.auth0.com', '*.onelogin.com', '*.duosecurity.com', '*.pingone.com',
+    'login.yahoo.com', 'passport.baidu.com', 'account.aliyun.com', 'signin.aliyun.com', 'login.taobao.com',
+    'passport.alibaba.com', 'xui.ptlogin2.qq.com', 'ssl.ptlogin2.qq.com', 'signin.aws.amazon.com',
+    '*.signin.aws.amazon.com', 'account.proton.me', 'accounts.firefox.com', 'login.salesforce.com',
+    'id.atlassian.com', 'account.samsung.com', 'login.gov', 'secure.login.gov',
+  ],
+}; // prettier-ignore
+
+const CATEGORY_TEXT: Record<DomainCategory, string> = {
+  banking: 'a bank, payment or crypto site',
+  password_managers: 'a password manager',
+  identity_providers: 'an account sign-in page (identity provider)',
+};
+
+/** A host pattern split into labels; `*` labels and `*` inside labels are wildcards. */
+export interface CompiledPattern {
+  source: string;
+  /** An IPv6 literal is compared whole. */
+  ipv6?: string;
+  labels: (string | RegExp)[];
+}
+
+/**
+ * Normalises a configured entry to host labels: lower case, punycode, no scheme, user, port,
+ * path or trailing dot. Only the host counts, so `https://example.com/x` means example.com.
+ */
+export function compileDomainPattern(source: string): CompiledPattern | undefined {
+  let host = source.trim().toLowerCase();
+  const scheme = host.indexOf('://');
+  if (scheme >= 0) host = host.slice(scheme + 3);
+  host = host.split(/[/?#]/)[0] ?? '';
+  host = host.slice(host.lastIndexOf('@') + 1);
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end > 1 ? { source, ipv6: host.slice(1, end), labels: [] } : undefined;
+  }
+  if ((host.match(/:/g) ?? []).length > 1) return { source, ipv6: host, labels: [] };
+  host = host.replace(/:\d*$/, '').replace(/\.+$/, '');
+  if (host.length === 0) return undefined;
+  const labels = host.split('.').map((label): string | RegExp => {
+    if (label === '*' || label === '**') return '*';
+    if (label.includes('*')) return new RegExp(`^${label.split('*').map(punycode).map(escapeRegExp).join('[^.]*')}$`);
+    return punycode(label);
+  });
+  return { source, labels };
+}
+
+/**
+ * Label-wise matching, never substrings. A leading `*` label stands for zero or more labels
+ * (`*.bank.com` is bank.com and every subdomain), a trailing one for one or more (`*.banking.*`
+ * covers www.banking.co.uk), one in the middle for exactly one; `bank*` matches within its label.
+ */
+export function matchDomainPattern(pattern: CompiledPattern, host: string): boolean {
+  if (pattern.ipv6 !== undefined) return host === pattern.ipv6;
+  if (host.includes(':')) return false;
+  const labels = host.split('.');
+  const { labels: want } = pattern;
+  const matchFrom = (i: number, j: number): boolean => {
+    if (i === want.length) return j === labels.length;
+    const label = want[i] as string | RegExp;
+    if (label === '*') {
+      if (i === 0) {
+        for (let k = j; k <= labels.length; k += 1) if (matchFrom(i + 1, k)) return true;
+        return false;
+      }
+      if (i === want.length - 1) return labels.length - j >= 1;
+      return j < labels.length && matchFrom(i + 1, j + 1);
+    }
+    if (j >= labels.length) return false;
+    const actual = labels[j] as string;
+    const ok = typeof label === 'string' ? label === actual : label.test(actual);
+    return ok && matchFrom(i + 1, j + 1);
+  };
+  return matchFrom(0, 0);
+}
+
+/**
+ * Patterns indexed by one literal label each, so a host is matched only against the few
+ * patterns that share a label with it — not against every entry of the category lists.
+ */
+export class DomainPatternSet {
+  readonly patterns: readonly CompiledPattern[];
+  private readonly byLabel = new Map<string, number[]>();
+  private readonly unindexed: number[] = [];
+
+  constructor(sources: readonly string[]) {
+    this.patterns = sources
+      .map(compileDomainPattern)
+      .filter((pattern): pattern is CompiledPattern => pattern !== undefined);
+    this.patterns.forEach((pattern, index) => {
+      const key =
+        pattern.ipv6 ?? pattern.labels.find((label): label is string => typeof label === 'string' && label !== '*');
+      if (key === undefined) this.unindexed.push(index);
+      else this.byLabel.set(key, [...(this.byLabel.get(key) ?? []), index]);
+    });
+  }
+
+  get size(): number {
+    return this.patterns.length;
+  }
+
+  /** The first configured pattern the host matches. */
+  find(host: string): CompiledPattern | undefined {
+    const candidates = new Set(this.unindexed);
+    for (const label of host.includes(':') ? [host] : host.split('.')) {
+      for (const index of this.byLabel.get(label) ?? []) candidates.add(index);
+    }
+    for (const index of [...candidates].sort((a, b) => a - b)) {
+      const pattern = this.patterns[index] as CompiledPattern;
+      if (matchDomainPattern(pattern, host)) return pattern;
+    }
+    return undefined;
+  }
+}
+
+const CATEGORY_SETS = Object.fromEntries(
+  Object.entries(DOMAIN_CATEGORY_LISTS).map(([category, list]) => [category, new DomainPatternSet(list)]),
+) as Record<DomainCategory, DomainPatternSet>;
+
+/** `host` on a refusal is the host a non-web address (ftp:, ws:) still names. */
+type Parsed = { ok: true; host: string } | { ok: false; reason: string; host?: string };
+
+/**
+ * Parses what a tool call navigates to. `host:port` without a scheme (`localhost:3000`) and a
+ * bare host (`example.com/x`) are read as https, as browsers' address bars do; anything else
+ * with a scheme keeps it.
+ */
+export function parseWebAddress(url: string): Parsed {
+  if (typeof url !== 'string' || url.trim().length === 0) {
+    return { ok: false, reason: 'The address is empty.' };
+  }
+  const text = url.trim();
+  const hasScheme = /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(text);
+  let parsed: URL;
+  try {
+    parsed = new URL(hasScheme ? text : `https://${text}`);
+  } catch {
+    // The WHATWG parser is the one browsers use; what it rejects cannot be opened there either.
+    return { ok: false, reason: `"${url}" is not a valid web address.` };
+  }
+  switch (parsed.protocol) {
+    case 'http:':
+    case 'https:':
+      break;
+    case 'file:':
+      return {
+        ok: false,
+        reason: `${url} is a file, not a web page. Use the file tools (file_read), which check the folders NextAI may use.`,
+      };
+    case 'javascript:':
+    case 'data:':
+    case 'vbscript:':
+    case 'blob:':
+      return {
+        ok: false,
+        reason: `${parsed.protocol} addresses run code or content carried in the address itself; NextAI does not open them.`,
+      };
+    default: {
+      const reason = `Only http:// and https:// addresses can be opened, not ${parsed.protocol}. Put https:// in front of a host name.`;
+      const host = normalHost(parsed.hostname);
+      return host ? { ok: false, reason, host } : { ok: false, reason };
+    }
+  }
+  const host = normalHost(parsed.hostname);
+  if (host.length === 0) return { ok: false, reason: `${url} has no host name.` };
+  return { ok: true, host };
+}
+
+/** Lower case, no IPv6 brackets, no trailing dot (`bank.com.` is bank.com). */
+function normalHost(hostname: string): string {
+  const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return host.toLowerCase().replace(/\.+$/, '');
+}
+
+/**
+ * Decides which web addresses browser and fetch tools may open (seed 000 §7.3–§7.4): blocked
+ * domains and the built-in categories always refuse; a non-empty `allowed_domains` (and a
+ * grant's list) admit only what they name.
+ */
+export class DomainGuard {
+  private readonly blocked: DomainPatternSet;
+  private readonly allowed: DomainPatternSet;
+  private readonly categories: readonly DomainCategory[];
+
+  constructor(security: SecurityConfig) {
+    this.blocked = new DomainPatternSet(security.blocked_domains);
+    this.allowed = new DomainPatternSet(security.allowed_domains);
+    this.categories = security.blocked_domain_categories;
+  }
+
+  check(url: string, restrictions?: DomainRestrictions): DomainVerdict {
+    const parsed = parseWebAddress(url);
+    if (!parsed.ok) return { allowed: false, reason: parsed.reason };
+    const { host } = parsed;
+    const blocked = this.blockedBy(host);
+    if (blocked) return { allowed: false, host, ...blocked };
+    if (this.allowed.size > 0 && !this.allowed.find(host)) {
+      return {
+        allowed: false,
+        host,
+        reason: `${host} is not in security.allowed_domains (${this.allowed.patterns.map((p) => p.source).join(', ')}).`,
+      };
+    }
+    const granted = restrictions?.allowed_domains;
+    if (granted !== undefined && !new DomainPatternSet(granted).find(host)) {
+      return {
+        allowed: false,
+        host,
+        reason: `${host} is not among the domains this task was granted (${granted.join(', ') || 'none'}).`,
+      };
+    }
+    return { allowed: true, host };
+  }
+
+  /**
+   * For addresses found in shell commands (curl, wget…): blocked ones can never be let through;
+   * one outside a configured allow list is high risk, since commands are not confined to it.
+   */
+  checkUrl(url: string): GuardVerdict | undefined {
+    const parsed = parseWebAddress(url);
+    // Commands also speak ftp:// or wss://; their host is judged all the same.
+    const host = parsed.host;
+    if (host === undefined) return undefined;
+    const blocked = this.blockedBy(host);
+    if (blocked) return { block: true, risk: 'critical', layer: 'network', reason: blocked.reason };
+    if (this.allowed.size > 0 && !this.allowed.find(host)) {
+      return { block: false, risk: 'high', layer: 'network', reason: `${host} is not in security.allowed_domains.` };
+    }
+    return undefined;
+  }
+
+  private blockedBy(host: string): { reason: string; category?: DomainCategory } | undefined {
+    const own = this.blocked.find(host);
+    if (own) return { reason: `${host} is blocked by "${own.source}" in security.blocked_domains.` };
+    for (const category of this.categories) {
+      const hit = CATEGORY_SETS[category].find(host);
+      if (hit) {
+        return {
+          category,
+          reason:
+            `${host} is ${CATEGORY_TEXT[category]} (built-in list "${category}"); NextAI does not open these. ` +
+            `To allow it, remove "${category}" from security.blocked_domain_categories.`,
+        };
+      }
+    }
+    return undefined;
+  }
+}
+
+/** One label to its ASCII form (`bücher` → `xn--bcher-kva`); ASCII labels stay as they are. */
+function punycode(label: string): string {
+  // domainToASCII reads a lone number as an IPv4 address (`192` → `0.0.0.192`), so ASCII is left alone.
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(label)) return label;
+  return domainToASCII(label) || label;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,679 @@
+import fs from 'node:fs';
+
+import { AppError, type Platform, type SecurityConfig } from '@nextai/shared';
+import picomatch from 'picomatch';
+
+import type { GuardVerdict } from '../verdicts.js';
+import {
+  absoluteCwd,
+  caseInsensitive,
+  comparablePath,
+  expandHome,
+  globForm,
+  globSubject,
+  isPathInside,
+  joinedPath,
+  lexicalAbsolute,
+  pathApiFor,
+  selfAndAncestors,
+  splitAbsolute,
+} from './paths.js';
+import { resolvePath, type ResolvedPath } from './resolve.js';
+import { compiledLocations, sensitivePathReason } from './sensitive.js';
+
+export interface FileGuardOptions {
+  platform: Platform;
+  homeDir: string;
+  security: SecurityConfig;
+  /** NextAI's own files and folders (data directory, manifests, service units): never touched by a tool call. */
+  protectedPaths: string[];
+}
+
+export interface FileVerdict {
+  allowed: boolean;
+  /** Where the call would really land; tools should open this, not the path they were given. */
+  real: string;
+  layer?: 'protected_files' | 'filesystem';
+  reason?: string;
+  /** Set when the place is sensitive (start-up files, keys, credential stores…): the call is critical. */
+  sensitive?: string;
+}
+
+/** A coordinator grant's narrowing; it can only take folders away. */
+export interface FileRestrictions {
+  allowed_directories?: string[] | undefined;
+}
+
+interface DeniedPattern {
+  pattern: string;
+  test: (subject: string) => boolean;
+}
+
+interface ProtectedHit {
+  kind: 'inside' | 'ancestor' | 'hardlink';
+  protectedPath: string;
+}
+
+/**
+ * How long a resolved configured folder (allowed, granted, protected, home) is reused. Checks
+ * come in bursts — every path of one shell command, the steps of a run — and resolving a dozen
+ * folders each time would cost more than the check itself; a folder re-linked is seen within a second.
+ */
+const CONFIGURED_TTL_MS = 1000;
+
+const OWN_FILES =
+  "NextAI's own files (its configuration with your API keys, database, audit log, browser manifests or service units)";
+
+/**
+ * Decides which files a tool call may read or write (seed 000 §7.3): only inside the allowed
+ * directories, never matching a denied pattern, never NextAI's own files — all judged on the
+ * real path, after `~`, the working directory, `..` and every symlink are resolved, also for
+ * files that do not exist yet.
+ *
+ * The configured directories, protected paths and home folder are resolved again at most a
+ * second apart (CONFIGURED_TTL_MS), so a folder created or re-linked after start-up is judged by
+ * what it is now.
+ */
+export class FileGuard {
+  readonly platform: Platform;
+  readonly homeDir: string;
+  private readonly security: SecurityConfig;
+  private readonly protectedPaths: string[];
+  private readonly denied: DeniedPattern[];
+  /** Configured folders resolved recently (see CONFIGURED_TTL_MS). */
+  private readonly configured = new Map<string, { at: number; real: string | undefined }>();
+
+  constructor(options: FileGuardOptions) {
+    this.platform = options.platform;
+    if (options.homeDir.startsWith('~')) {
+      throw new AppError('INVALID_INPUT', `The home folder must be an absolute path, not ${options.homeDir}.`);
+    }
+    // Validated like a working directory: absolute, with a drive or share on Windows.
+    this.homeDir = pathApiFor(options.platform).resolve(absoluteCwd(options.homeDir, '/', options.platform));
+    this.security = options.security;
+    this.protectedPaths = options.protectedPaths.map((entry) =>
+      lexicalAbsolute(entry, this.homeDir, this.homeDir, this.platform),
+    );
+    this.denied = options.security.denied_patterns.map((pattern) => this.compileDenied(pattern));
+  }
+
+  get maxFileSize(): number {
+    return this.security.max_file_size;
+  }
+
+  /** `~`, the working directory, `..` and symlinks resolved; INVALID_INPUT for what is not a path. */
+  resolve(path: string, cwd: string): ResolvedPath {
+    return resolvePath(path, cwd, this.homeDir, this.platform);
+  }
+
+  /** Whether a file tool may read or write `path`, and where it would really land. */
+  check(path: string, access: 'read' | 'write', cwd: string, restrictions?: FileRestrictions): FileVerdict {
+    let target: ResolvedPath;
+    try {
+      target = this.resolve(path, cwd);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'INVALID_INPUT') throw error;
+      return {
+        allowed: false,
+        real: safeLexical(path, cwd, this.homeDir, this.platform),
+        layer: 'filesystem',
+        reason: `${path} cannot be checked: ${(error as Error).message}`,
+      };
+    }
+    const { real } = target;
+    const sensitive = this.sensitiveReason(target);
+    const withSensitive = (verdict: FileVerdict): FileVerdict => (sensitive ? { ...verdict, sensitive } : verdict);
+
+    const own = this.protectedHit(target, access);
+    if (own) {
+      return withSensitive({
+        allowed: false,
+        real,
+        layer: 'protected_files',
+        reason: protectedReason(path, target, own),
+      });
+    }
+
+    const pattern = this.deniedMatch(target);
+    if (pattern !== undefined) {
+      return withSensitive({
+        allowed: false,
+        real,
+        layer: 'filesystem',
+        reason: `${describe(path, target)} matches the denied pattern "${pattern}" (security.denied_patterns).`,
+      });
+    }
+
+    const allowed = this.security.allowed_directories;
+    if (!this.insideAny(real, allowed)) {
+      return withSensitive({
+        allowed: false,
+        real,
+        layer: 'filesystem',
+        reason:
+          `${describe(path, target)} is outside the folders NextAI may use (${allowed.join(', ') || 'none'}). ` +
+          'To allow it, add its folder to security.allowed_directories.',
+      });
+    }
+    const granted = restrictions?.allowed_directories;
+    if (granted !== undefined && !this.insideAny(real, granted)) {
+      return withSensitive({
+        allowed: false,
+        real,
+        layer: 'filesystem',
+        reason: `${describe(path, target)} is outside the folders this task was granted (${granted.join(', ') || 'none'}).`,
+      });
+    }
+    return withSensitive({ allowed: true, real });
+  }
+
+  /**
+   * For paths found in shell commands. Commands are not confined to the allowed directories
+   * (only file tools are), so this speaks up only for NextAI's own files (blocked), sensitive
+   * places and denied patterns (critical). Globs are judged by what they could match.
+   */
+  checkPath(path: string, access: 'read' | 'write', cwd: string): GuardVerdict | undefined {
+    if (typeof path !== 'string' || path.length === 0) return undefined;
+    if (!path.includes('{')) return this.checkOnePath(path, access, cwd);
+    const expansions = expandBraces(path);
+    if (expansions === undefined) {
+      return critical(`${path} expands to more than ${MAX_BRACE_EXPANSIONS} paths; they cannot all be checked.`);
+    }
+    let first: GuardVerdict | undefined;
+    for (const expansion of expansions) {
+      const verdict = this.checkOnePath(expansion, access, cwd);
+      if (verdict?.block) return verdict;
+      first ??= verdict;
+    }
+    return first;
+  }
+
+  private checkOnePath(path: string, access: 'read' | 'write', cwd: string): GuardVerdict | undefined {
+    if (path.length === 0) return undefined;
+    if (isGlob(path)) {
+      try {
+        return this.checkGlob(path, access, cwd);
+      } catch (error) {
+        return critical(`${path} cannot be checked: ${(error as Error).message}`);
+      }
+    }
+    return this.checkLiteral(path, access, cwd);
+  }
+
+  /** A path taken as written (glob characters in it are part of a name). */
+  private checkLiteral(path: string, access: 'read' | 'write', cwd: string): GuardVerdict | undefined {
+    let target: ResolvedPath;
+    try {
+      target = this.resolve(path, cwd);
+    } catch (error) {
+      // `~name`, a NUL byte, a symlink loop, an unreadable folder: what it touches is unknown.
+      return critical(`${path} cannot be checked: ${(error as Error).message}`);
+    }
+    return this.judgeForShell(path, target, access);
+  }
+
+  private judgeForShell(path: string, target: ResolvedPath, access: 'read' | 'write'): GuardVerdict | undefined {
+    const own = this.protectedHit(target, access);
+    if (own?.kind === 'ancestor') return critical(protectedReason(path, target, own));
+    if (own) {
+      return { block: true, risk: 'critical', layer: 'protected_files', reason: protectedReason(path, target, own) };
+    }
+    const sensitive = this.sensitiveReason(target);
+    if (sensitive) return critical(`${describe(path, target)} is ${sensitive}.`);
+    const pattern = this.deniedMatch(target);
+    if (pattern === undefined) return undefined;
+    const reason = `${describe(path, target)} matches the denied pattern "${pattern}".`;
+    // Shell commands run anywhere; reading a denied place (say /etc/os-release) stays the
+    // terminal's own high risk, writing one is critical. Sensitive places were handled above.
+    return access === 'write' ? critical(reason) : { block: false, risk: 'high', layer: 'filesystem', reason };
+  }
+
+  private compileDenied(pattern: string): DeniedPattern {
+    let expanded = pattern;
+    try {
+      expanded = expandHome(pattern, this.homeDir, this.platform);
+    } catch {
+      // `~name/…` cannot be expanded; kept as written it simply never matches a real path.
+      expanded = pattern;
+    }
+    let glob = globForm(expanded, this.platform);
+    // A pattern with a folder but no root (`secrets/*`) is meant wherever that folder is.
+    if (glob.includes('/') && !glob.startsWith('/') && !/^[a-zA-Z]:\//.test(glob) && !glob.startsWith('**')) {
+      glob = `**/${glob}`;
+    }
+    const globs = [glob];
+    // The folder a pattern starts from may be a symlink (`/etc` is `/private/etc` on macOS; a
+    // synced `~/.ssh`): the pattern also covers where it really is. Resolved once, when the
+    // guard is built for a configuration.
+    const { base, glob: rest } = picomatch.scan(glob);
+    if (base && pathApiFor(this.platform).isAbsolute(base)) {
+      const realBase = globForm(this.realOfInput(base), this.platform);
+      if (comparablePath(realBase, this.platform) !== comparablePath(base, this.platform)) {
+        globs.push(rest ? `${realBase.replace(/\/$/, '')}/${rest}` : realBase);
+      }
+    }
+    // "Everything in X" (`X/*`, `X/**`) also covers X: listing, searching or deleting the folder
+    // reaches everything in it.
+    for (const each of [...globs]) {
+      const folder = /^(.+)\/\*{1,2}$/.exec(each)?.[1];
+      if (folder && folder !== '**') globs.push(folder);
+    }
+    const options = { dot: true, nocase: caseInsensitive(this.platform) };
+    if (!glob.includes('/')) {
+      // A pattern without a folder (`*.pem`) is about the file name wherever it is. (picomatch's
+      // own `basename` option would test only the name for every pattern, folders included.)
+      const matchName = picomatch(glob, options);
+      return { pattern, test: (subject) => matchName(subject.slice(subject.lastIndexOf('/') + 1)) };
+    }
+    const matcher = picomatch(globs, options);
+    return { pattern, test: (subject) => matcher(subject) };
+  }
+
+  /** A pattern that matches the path or one of its folders (`~/.ssh/*` covers `~/.ssh/a/b`). */
+  private deniedMatch(target: Pick<ResolvedPath, 'real' | 'absolute'>): string | undefined {
+    for (const subject of new Set([target.real, target.absolute])) {
+      for (const candidate of selfAndAncestors(subject, this.platform)) {
+        const form = globSubject(candidate, this.platform);
+        const hit = this.denied.find((denied) => denied.test(form));
+        if (hit) return hit.pattern;
+      }
+    }
+    return undefined;
+  }
+
+  private sensitiveReason(target: ResolvedPath): string | undefined {
+    const realHome = this.realOf(this.homeDir);
+    return (
+      sensitivePathReason(target.real, this.homeDir, this.platform) ??
+      (realHome !== this.homeDir ? sensitivePathReason(target.real, realHome, this.platform) : undefined) ??
+      (target.absolute !== target.real ? sensitivePathReason(target.absolute, this.homeDir, this.platform) : undefined)
+    );
+  }
+
+  /** Both spellings of each protected path: as configured and with its symlinks followed. */
+  private protectedForms(): { configured: string; forms: string[] }[] {
+    return this.protectedPaths.map((configured) => ({
+      configured,
+      forms: [...new Set([configured, this.realOf(configured)])],
+    }));
+  }
+
+  private protectedHit(target: ResolvedPath, access: 'read' | 'write'): ProtectedHit | undefined {
+    const subjects = [...new Set([target.real, target.absolute])];
+    const protectedList = this.protectedForms();
+    for (const { configured, forms } of protectedList) {
+      if (forms.some((form) => subjects.some((subject) => isPathInside(subject, form, this.platform)))) {
+        return { kind: 'inside', protectedPath: configured };
+      }
+    }
+    if (access === 'write') {
+      // Deleting, moving or replacing a folder changes everything inside it.
+      for (const { configured, forms } of protectedList) {
+        if (forms.some((form) => subjects.some((subject) => isPathInside(form, subject, this.platform)))) {
+          return { kind: 'ancestor', protectedPath: configured };
+        }
+      }
+    }
+    return target.exists ? this.hardLinkHit(target.real, protectedList) : undefined;
+  }
+
+  /**
+   * A hard link is the same file under another name, so `ln ~/.nextai-agent/config.json
+   * ~/Projects/x` would otherwise expose the API keys. Only files with more than one link are
+   * compared, against the protected files and the files directly inside protected folders.
+   */
+  private hardLinkHit(
+    real: string,
+    protectedList: { configured: string; forms: string[] }[],
+  ): ProtectedHit | undefined {
+    const stat = statOrUndefined(real);
+    if (!stat?.isFile() || stat.nlink < 2) return undefined;
+    const api = pathApiFor(this.platform);
+    for (const { configured, forms } of protectedList) {
+      const location = forms.at(-1) as string;
+      const own = statOrUndefined(location);
+      if (!own) continue;
+      const candidates = own.isDirectory() ? listFiles(location).map((name) => api.join(location, name)) : [location];
+      for (const candidate of candidates) {
+        const other = candidate === location ? own : statOrUndefined(candidate);
+        if (other && other.dev === stat.dev && other.ino === stat.ino) {
+          return { kind: 'hardlink', protectedPath: configured };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** Configured folders (allowed, granted) are taken from the home folder when relative — never from the caller's cwd. */
+  private insideAny(real: string, directories: readonly string[]): boolean {
+    return directories.some((directory) => {
+      const root = this.configuredRoot(directory);
+      return root !== undefined && isPathInside(real, root, this.platform);
+    });
+  }
+
+  private configuredRoot(directory: string): string | undefined {
+    const now = performance.now();
+    const cached = this.configured.get(directory);
+    if (cached && now - cached.at < CONFIGURED_TTL_MS) return cached.real;
+    let real: string | undefined;
+    try {
+      real = resolvePath(directory, this.homeDir, this.homeDir, this.platform).real;
+    } catch {
+      // A directory that cannot be resolved (a loop, `~name`, unreadable) allows nothing.
+      real = undefined;
+    }
+    // Grants bring folders of their own; the map stays small whatever they send.
+    if (this.configured.size >= 256) this.configured.clear();
+    this.configured.set(directory, { at: now, real });
+    return real;
+  }
+
+  /** A configured path (protected, home) with its symlinks followed, or as written when that fails. */
+  private realOf(absolute: string): string {
+    // A path behind a symlink loop or an unreadable folder cannot be reached through it either;
+    // its configured spelling is still compared.
+    return this.configuredRoot(absolute) ?? absolute;
+  }
+
+  /** Like realOf, for paths that come from a call: resolved now, not remembered. */
+  private realOfInput(absolute: string): string {
+    try {
+      return resolvePath(absolute, this.homeDir, this.homeDir, this.platform).real;
+    } catch {
+      // Unresolvable: the spelling is what the glob checks below compare.
+      return absolute;
+    }
+  }
+
+  /**
+   * A glob is judged twice: by what it could ever match (compared name by name with NextAI's
+   * files and the sensitive places, so files created later count too) and by what it matches
+   * now, each match resolved like any path — a `*` may match a symlink that leads anywhere.
+   */
+  private checkGlob(path: string, access: 'read' | 'write', cwd: string): GuardVerdict | undefined {
+    const api = pathApiFor(this.platform);
+    const { root, segments } = splitAbsolute(joinedPath(path, cwd, this.homeDir, this.platform), this.platform);
+    const firstGlob = segments.findIndex(isGlob);
+    if (segments.slice(firstGlob + 1).includes('..')) {
+      return critical(`${path} has .. after a pattern, which leads wherever a matching symlink points.`);
+    }
+    const baseRaw = root + segments.slice(0, firstGlob).join(api.sep);
+    const rest = segments.slice(firstGlob).filter((segment) => segment !== '.');
+    const physicalBase = this.realOfInput(baseRaw);
+    const lexical = api.join(api.resolve(baseRaw), ...rest);
+    const physical = api.join(physicalBase, ...rest);
+    const split = [...new Set([lexical, physical])].map((glob) => splitAbsolute(glob, this.platform));
+
+    for (const { configured, forms } of this.protectedForms()) {
+      for (const form of forms) {
+        const reach = split.map((glob) => globReach(glob, form, this.platform));
+        if (reach.includes('inside')) {
+          return {
+            block: true,
+            risk: 'critical',
+            layer: 'protected_files',
+            reason: `${path} can match ${configured}, one of ${OWN_FILES}; tool calls may not touch them.`,
+          };
+        }
+        if (access === 'write' && reach.includes('ancestor')) {
+          return critical(`${path} can match a folder that holds ${configured}, one of ${OWN_FILES}.`);
+        }
+      }
+    }
+    for (const home of new Set([this.homeDir, this.realOf(this.homeDir)])) {
+      for (const location of compiledLocations(home, this.platform)) {
+        if (split.some((glob) => globReach(glob, location, this.platform) === 'inside')) {
+          return critical(`${path} can match ${location.reason}.`);
+        }
+      }
+    }
+
+    const matches = expandGlob(physicalBase, rest, this.platform);
+    if (matches === undefined) {
+      return critical(`${path} matches more than ${MAX_GLOB_MATCHES} files or folders; they cannot all be checked.`);
+    }
+    let first: GuardVerdict | undefined;
+    for (const match of matches) {
+      const verdict = match.plain
+        ? this.judgeForShell(path, { input: path, absolute: match.path, real: match.path, exists: true }, access)
+        : this.checkLiteral(match.path, access, cwd);
+      if (verdict?.block) return verdict;
+      first ??= verdict;
+    }
+    if (first) return first;
+
+    const pattern = this.deniedMatch({ real: physical, absolute: lexical });
+    return pattern === undefined ? undefined : critical(`${path} matches the denied pattern "${pattern}".`);
+  }
+}
+
+/** An absolute path split into its root and names (see splitAbsolute). */
+export interface SplitPath {
+  root: string;
+  segments: string[];
+}
+
+/** Shell glob characters: `*`, `?`, `[…]` and extglobs (braces are expanded before, as bash does). */
+export function isGlob(value: string): boolean {
+  return /[*?]|\[[^\]]*\]|[+@!]\(/.test(value);
+}
+
+/** Beyond these, a glob counts as unknown rather than being checked match by match. */
+export const MAX_GLOB_MATCHES = 1000;
+const MAX_GLOB_FOLDERS = 256;
+
+interface GlobMatch {
+  path: string;
+  /** Every name after the (resolved) base came from a directory listing and is not a symlink. */
+  plain: boolean;
+}
+
+/**
+ * What a glob matches right now, as the shell would expand it (without `dotglob`; `**` as `*`,
+ * as bash does without `globstar`). Undefined when there are too many folders or matches.
+ */
+export function expandGlob(base: string, rest: readonly string[], platform: Platform): GlobMatch[] | undefined {
+  const api = pathApiFor(platform);
+  let current: GlobMatch[] = [{ path: base, plain: true }];
+  let foldersRead = 0;
+  for (const segment of rest) {
+    if (!isGlob(segment)) {
+      // A literal name may itself be a symlink: such matches are resolved in full.
+      current = current.map((match) => ({ path: api.join(match.path, segment), plain: false }));
+      continue;
+    }
+    const next: GlobMatch[] = [];
+    for (const match of current) {
+      foldersRead += 1;
+      if (foldersRead > MAX_GLOB_FOLDERS) return undefined;
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(match.path, { withFileTypes: true });
+      } catch {
+        // Not a folder, missing or unreadable: the shell finds no match there either.
+        continue;
+      }
+      for (const entry of entries) {
+        if (!segmentMatches(segment.replaceAll('**', '*'), entry.name, platform)) continue;
+        next.push({ path: api.join(match.path, entry.name), plain: match.plain && !entry.isSymbolicLink() });
+        if (next.length > MAX_GLOB_MATCHES) return undefined;
+      }
+    }
+    current = next;
+  }
+  // The shell only expands to names that exist; a literal tail may not.
+  return current.filter((match) => match.plain || lstatOrUndefined(match.path) !== undefined);
+}
+
+/** More alternatives than any real command needs; beyond it the path counts as unknown. */
+export const MAX_BRACE_EXPANSIONS = 256;
+
+/**
+ * Bash brace expansion (`{a,b}`, `{1..3}`, `{a..c}`, nested), which happens before globbing
+ * and may span folders (`{a,../x}/y`). Undefined when it yields more than the limit.
+ */
+export function expandBraces(value: string, limit = MAX_BRACE_EXPANSIONS): string[] | undefined {
+  const brace = findBrace(value, limit);
+  if (brace === 'too-many') return undefined;
+  if (!brace) return [value];
+  const prefix = value.slice(0, brace.start);
+  const suffix = value.slice(brace.end + 1);
+  const results: string[] = [];
+  for (const alternative of brace.alternatives) {
+    const expanded = expandBraces(prefix + alternative + suffix, limit);
+    if (expanded === undefined || results.length + expanded.length > limit) return undefined;
+    results.push(...expanded);
+  }
+  return results;
+}
+
+type Brace = { start: number; end: number; alternatives: string[] };
+
+function findBrace(value: string, limit: number): Brace | 'too-many' | undefined {
+  for (let start = value.indexOf('{'); start >= 0; start = value.indexOf('{', start + 1)) {
+    // `${x}` is a variable and `\{` a literal brace, not an expansion.
+    if (value[start - 1] === '$' || value[start - 1] === '\\') continue;
+    let depth = 0;
+    let end = -1;
+    const commas: number[] = [];
+    for (let index = start; index < value.length && end < 0; index += 1) {
+      const char = value[index];
+      if (char === '\\') index += 1;
+      else if (char === '{') depth += 1;
+      else if (char === '}') {
+        depth -= 1;
+        if (depth === 0) end = index;
+      } else if (char === ',' && depth === 1) commas.push(index);
+    }
+    if (end < 0) return undefined;
+    if (commas.length > 0) {
+      const bounds = [start, ...commas, end];
+      const alternatives = bounds.slice(0, -1).map((at, i) => value.slice(at + 1, bounds[i + 1]));
+      return { start, end, alternatives };
+    }
+    const range = braceRange(value.slice(start + 1, end), limit);
+    if (range) return range === 'too-many' ? range : { start, end, alternatives: range };
+  }
+  return undefined;
+}
+
+function braceRange(inner: string, limit: number): string[] | 'too-many' | undefined {
+  const numbers = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(inner);
+  const letters = /^([a-zA-Z])\.\.([a-zA-Z])$/.exec(inner);
+  let from: number;
+  let to: number;
+  let step = 1;
+  if (numbers) {
+    from = Number(numbers[1]);
+    to = Number(numbers[2]);
+    step = Math.abs(Number(numbers[3] ?? 1)) || 1;
+  } else if (letters) {
+    from = (letters[1] as string).charCodeAt(0);
+    to = (letters[2] as string).charCodeAt(0);
+  } else {
+    return undefined;
+  }
+  // Counted before anything is built, so {1..99999999} costs nothing.
+  if (Math.abs(to - from) / step >= limit) return 'too-many';
+  const direction = from <= to ? step : -step;
+  const values: string[] = [];
+  for (let at = from; direction > 0 ? at <= to : at >= to; at += direction) {
+    values.push(numbers ? String(at) : String.fromCharCode(at));
+  }
+  return values;
+}
+
+/**
+ * Whether a glob (absolute, matched name by name as a shell does) could match `target` or
+ * something inside it ('inside'), or only a folder above it ('ancestor'). `**` could match
+ * anything below, so it counts as 'inside'. Like bash without `dotglob`, `*` does not match a
+ * leading dot.
+ */
+export function globReach(
+  glob: string | SplitPath,
+  target: string | SplitPath,
+  platform: Platform,
+): 'inside' | 'ancestor' | undefined {
+  const g = typeof glob === 'string' ? splitAbsolute(glob, platform) : glob;
+  const t = typeof target === 'string' ? splitAbsolute(target, platform) : target;
+  if (g.root !== t.root && comparablePath(g.root, platform) !== comparablePath(t.root, platform)) return undefined;
+  const shared = Math.min(g.segments.length, t.segments.length);
+  for (let index = 0; index < shared; index += 1) {
+    const pattern = g.segments[index] as string;
+    const name = t.segments[index] as string;
+    if (pattern.includes('**')) return 'inside';
+    if (!segmentMatches(pattern, name, platform)) return undefined;
+  }
+  return g.segments.length >= t.segments.length ? 'inside' : 'ancestor';
+}
+
+/** Compiled one-name glob matchers; a shell command repeats the same few patterns. */
+const segmentMatchers = new Map<string, (name: string) => boolean>();
+
+function segmentMatches(pattern: string, name: string, platform: Platform): boolean {
+  if (!isGlob(pattern)) return comparablePath(`/${pattern}`, platform) === comparablePath(`/${name}`, platform);
+  const key = `${platform}\0${pattern}`;
+  let matcher = segmentMatchers.get(key);
+  if (!matcher) {
+    matcher = picomatch(globForm(pattern, platform), { dot: false, nocase: caseInsensitive(platform) });
+    if (segmentMatchers.size >= 512) segmentMatchers.clear();
+    segmentMatchers.set(key, matcher);
+  }
+  return matcher(globForm(name, platform));
+}
+
+function critical(reason: string): GuardVerdict {
+  return { block: false, risk: 'critical', layer: 'filesystem', reason };
+}
+
+function describe(path: string, target: ResolvedPath): string {
+  return target.real === path ? path : `${path} (really ${target.real})`;
+}
+
+function protectedReason(path: string, target: ResolvedPath, hit: ProtectedHit): string {
+  switch (hit.kind) {
+    case 'inside':
+      return `${describe(path, target)} is inside ${hit.protectedPath}, one of ${OWN_FILES}; tool calls may not read or change them.`;
+    case 'ancestor':
+      return `${describe(path, target)} holds ${hit.protectedPath}, one of ${OWN_FILES}; writing to it would change them.`;
+    case 'hardlink':
+      return `${describe(path, target)} is a hard link to a file in ${hit.protectedPath}, one of ${OWN_FILES}; tool calls may not read or change it.`;
+  }
+}
+
+function safeLexical(path: string, cwd: string, homeDir: string, platform: Platform): string {
+  try {
+    return lexicalAbsolute(path, cwd, homeDir, platform);
+  } catch {
+    // Only reached when resolve() failed for a reason other than the input; keep the text.
+    return path;
+  }
+}
+
+function statOrUndefined(location: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(location);
+  } catch {
+    // Gone or unreadable: there is nothing to compare with.
+    return undefined;
+  }
+}
+
+function lstatOrUndefined(location: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(location);
+  } catch {
+    // Missing (or unreadable, which the shell could not expand either).
+    return undefined;
+  }
+}
+
+function listFiles(directory: string): string[] {
+  try {
+    return fs.readdirSync(directory);
+  } catch {
+    // An unreadable protected folder: only the folder itself is compared.
+    return [];
+  }
+}

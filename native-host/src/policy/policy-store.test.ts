@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { TEMPLATES } from '@nextai/shared';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { openDatabase, type Db } from '../daemon/database.js';
+import { createLogger } from '../logger.js';
+import { parsePolicyConfig } from './config-file.js';
+import { PolicyStore } from './policy-store.js';
+
+const log = createLogger({ component: 'test', level: 'error' });
+let dir: string;
+let db: Db;
+let file: string;
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-policy-'));
+  db = await openDatabase(path.join(dir, 'data.db'), log);
+  file = path.join(dir, 'config.json');
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('parsePolicyConfig', () => {
+  it('fills in the seed defaults for an empty object', () => {
+    const parsed = parsePolicyConfig('{}', 'config.json');
+    expect(parsed).toMatchObject({
+      ok: true,
+      config: {
+        security: { permission_level: 'L3', allowed_directories: ['~/Projects', '~/Documents/NextAI', '~/Desktop'] },
+        projects: { default_approval_template: 'development', default_project: 'default', items: {} },
+      },
+    });
+  });
+
+  it('names the line, column and field of a wrong value', () => {
+    const text = '{\n  "security": {\n    "permission_level": "L9"\n  }\n}\n';
+    const parsed = parsePolicyConfig(text, 'config.json');
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.problems[0]).toMatch(/^config\.json line 3, column 5: security\.permission_level: /);
+  });
+
+  it('names a misspelt field instead of ignoring it', () => {
+    const text =
+      '{\n  "projects": {\n    "items": {\n      "web": { "name": "Web", "approval": { "mode": "auto", "risk_polices": {} } }\n    }\n  }\n}';
+    const parsed = parsePolicyConfig(text, 'config.json');
+    expect(!parsed.ok && parsed.problems.join('\n')).toMatch(/line 4, .*projects\.items\.web\.approval/);
+  });
+
+  it('names the position of a JSON syntax error', () => {
+    const parsed = parsePolicyConfig('{\n  "security": {,\n}', 'config.json');
+    expect(!parsed.ok && parsed.problems[0]).toMatch(/^config\.json line 2, column \d+: /);
+  });
+
+  it('accepts comments, and sections it does not own', () => {
+    const parsed = parsePolicyConfig(
+      '{\n  // models are configured elsewhere\n  "model": { "provider": "anthropic" }\n}',
+      'c',
+    );
+    expect(parsed.ok).toBe(true);
+  });
+
+  it('accepts Chinese category names and template names', () => {
+    const text = JSON.stringify({
+      projects: {
+        default_approval_template: '严格模式',
+        items: {
+          ops: {
+            name: 'Ops',
+            approval: { ...TEMPLATES.strict.policy, category_overrides: { 终端操控: 'require_approval' } },
+          },
+        },
+      },
+    });
+    expect(parsePolicyConfig(text, 'c').ok).toBe(true);
+  });
+});
+
+describe('PolicyStore', () => {
+  it('uses the defaults when there is no config.json, with the development template', () => {
+    const store = new PolicyStore(file, db, log);
+    expect(store.current.source).toBe('defaults');
+    expect(store.project()).toMatchObject({ id: 'default', template: 'development' });
+  });
+
+  it('keeps the previous policy when the file becomes invalid, and says why', () => {
+    fs.writeFileSync(file, JSON.stringify({ projects: { default_approval_template: 'strict' } }));
+    const store = new PolicyStore(file, db, log);
+    expect(store.project().template).toBe('strict');
+    fs.writeFileSync(file, '{ "projects": { "default_approval_template": "reckless" } }');
+    const result = store.reload();
+    expect(result.accepted).toBe(false);
+    expect(store.project().template).toBe('strict');
+    expect(store.current.problem).toMatch(/line 1, column \d+: projects\.default_approval_template/);
+  });
+
+  it('after a restart with a broken file, uses the last good policy from the database', () => {
+    fs.writeFileSync(file, JSON.stringify({ projects: { default_approval_template: 'observe' } }));
+    new PolicyStore(file, db, log);
+    fs.writeFileSync(file, '{ broken');
+    const restarted = new PolicyStore(file, db, log);
+    expect(restarted.current.source).toBe('last_good');
+    expect(restarted.project().template).toBe('observe');
+  });
+
+  it('sets a template by editing config.json in place, keeping other sections', () => {
+    fs.writeFileSync(file, '{\n  // my settings\n  "model": { "provider": "openai" }\n}\n');
+    const store = new PolicyStore(file, db, log);
+    expect(store.setTemplate('全自动')).toMatchObject({ id: 'default', template: 'full-auto' });
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('// my settings');
+    expect(text).toContain('"provider": "openai"');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(new PolicyStore(file, db, log).project().template).toBe('full-auto');
+  });
+
+  it('refuses an unknown template or project by name, listing the choices', () => {
+    const store = new PolicyStore(file, db, log);
+    expect(() => store.setTemplate('yolo')).toThrow(/full-auto \(全自动\), development/);
+    expect(() => store.project('nope')).toThrow(/Projects: default/);
+  });
+});

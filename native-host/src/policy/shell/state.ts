@@ -1,0 +1,136 @@
+import { RISK_LEVELS, higherRisk, type RiskLevel } from '@nextai/shared';
+
+import type { GuardVerdict, ShellGuards } from '../verdicts.js';
+import type { Invocation, Stdin } from './invocation.js';
+import { pathRules, type PathRules } from './paths.js';
+import type { WordEnv } from './words.js';
+
+export interface ShellFinding {
+  risk: RiskLevel;
+  /** Plain English, e.g. "deletes files recursively: rm -rf build/ ~". */
+  reason: string;
+  excerpt?: string;
+}
+
+/** Thrown inside the analysis when the deadline passes; the analysis then fails closed. */
+export class AnalysisTimeout extends Error {
+  constructor() {
+    super('the analysis took too long');
+  }
+}
+
+const MAX_FINDINGS = 40;
+
+interface Found {
+  risk: RiskLevel;
+  what: string;
+  excerpt: string | undefined;
+  count: number;
+}
+const MAX_EXCERPT = 160;
+
+/** Everything one analysis learns while it walks a command. */
+export class AnalysisState {
+  risk: RiskLevel = 'low';
+  blocked: { layer: GuardVerdict['layer']; reason: string } | undefined;
+  readonly commands = new Set<string>();
+  /** Functions the command defines; calling one runs a body that is analysed where it is defined. */
+  readonly functions = new Set<string>();
+  /** The functions whose bodies are being walked, to notice one that calls itself. */
+  readonly defining: string[] = [];
+  /** Files the command downloads; running one later is running a download. */
+  readonly downloads = new Set<string>();
+  /** Files the command writes, with their text when it is fixed; running one runs that text. */
+  readonly written = new Map<string, string | undefined>();
+  /** Variables that provably hold a number at this point (arithmetic on anything else can run code). */
+  numericVars = new Set<string>();
+  readonly assocArrays = new Set<string>();
+  /** Nothing in the command has assigned HOME or PWD, so they still mean what they meant. */
+  homeKnown = true;
+  pwdKnown = true;
+  /** The working directories the command may be in at this point; undefined once it cannot be known. */
+  cwds: string[] | undefined;
+  /** Inside an `if`, loop body, `&&`/`||` branch or function body: assignments may not happen. */
+  conditional = 0;
+  /** How many `sh -c '…'` / `eval` levels deep the analysis is. */
+  depth = 0;
+  /** Syntax nesting of the walk, bounded so that deeply nested input cannot exhaust the stack. */
+  nesting = 0;
+  readonly rules: PathRules;
+  /** Analyses one program start; wired by the analyser so that command handlers can recurse. */
+  invoke: (inv: Invocation) => void = () => {
+    throw new Error('AnalysisState.invoke is not wired');
+  };
+  /** Analyses shell text a command runs (`sh -c`, `eval`); wired by the analyser. */
+  analyzeText: (text: string, excerpt: string, stdin: Stdin) => void = () => {
+    throw new Error('AnalysisState.analyzeText is not wired');
+  };
+  private readonly found = new Map<string, Found>();
+  private steps = 0;
+
+  constructor(
+    readonly guards: ShellGuards,
+    readonly homeDir: string,
+    readonly startDir: string,
+    readonly deadline: number,
+  ) {
+    this.cwds = [startDir];
+    this.rules = pathRules(homeDir, startDir);
+  }
+
+  /** Records that something in the command is at least `risk`, and why. */
+  raise(risk: RiskLevel, what: string, excerpt?: string): void {
+    this.risk = higherRisk(this.risk, risk);
+    if (risk === 'low') return;
+    const existing = this.found.get(what);
+    if (existing) {
+      existing.risk = higherRisk(existing.risk, risk);
+      existing.count += 1;
+    } else {
+      this.found.set(what, { risk, what, excerpt: excerpt === undefined ? undefined : shorten(excerpt), count: 1 });
+    }
+  }
+
+  /** Takes in what a guard said about a path or URL. */
+  verdict(verdict: GuardVerdict | undefined, excerpt?: string): void {
+    if (!verdict) return;
+    if (verdict.block) {
+      this.blocked ??= { layer: verdict.layer, reason: verdict.reason };
+      this.raise('critical', verdict.reason, excerpt);
+    } else {
+      this.raise(verdict.risk, verdict.reason, excerpt);
+    }
+  }
+
+  /** The findings, riskiest first; repeats of one finding are counted, not listed. */
+  findings(): ShellFinding[] {
+    const rank = (finding: Found) => RISK_LEVELS.indexOf(finding.risk);
+    const all = [...this.found.values()].sort((a, b) => rank(b) - rank(a));
+    const shown = all.slice(0, MAX_FINDINGS).map((found): ShellFinding => {
+      const more = found.count > 1 ? ` (and ${found.count - 1} more like it)` : '';
+      if (found.excerpt === undefined || found.excerpt === '')
+        return { risk: found.risk, reason: `${found.what}${more}` };
+      return { risk: found.risk, reason: `${found.what}: ${found.excerpt}${more}`, excerpt: found.excerpt };
+    });
+    const rest = all.slice(MAX_FINDINGS);
+    const riskiest = rest[0];
+    if (riskiest) shown.push({ risk: riskiest.risk, reason: `…and ${rest.length} more kinds of findings` });
+    return shown;
+  }
+
+  /** Called for every node visited: the deadline holds for the walk too, not only for parsing. */
+  tick(): void {
+    this.steps += 1;
+    if ((this.steps & 63) === 0 && performance.now() > this.deadline) throw new AnalysisTimeout();
+  }
+
+  wordEnv(): WordEnv {
+    const cwd = this.pwdKnown && this.cwds?.length === 1 ? this.cwds[0] : undefined;
+    return { homeKnown: this.homeKnown, cwd };
+  }
+}
+
+export function shorten(text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').trim();
+  return flat.length > MAX_EXCERPT ? `${flat.slice(0, MAX_EXCERPT - 1)}…` : flat;
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+import { RISK_LEVELS } from '../tools/define-tool.js';
+import { APPROVAL_ACTIONS } from './actions.js';
+
+/** The layers a decision passes through, in order; the one that set the outcome is named. */
+export const DECISION_LAYERS = [
+  'emergency_stop',
+  'protected_files',
+  'filesystem',
+  'network',
+  'blocked_app',
+  'permission_level',
+  'grant',
+  'project_policy',
+  'prompt_rules',
+  'grant_overrides',
+  'sensitive_operation',
+  'circuit_breaker',
+  'run_approval',
+] as const;
+export type DecisionLayer = (typeof DECISION_LAYERS)[number];
+
+export const DECISION_LAYER_TITLES: Record<DecisionLayer, { en: string; 'zh-CN': string }> = {
+  emergency_stop: { en: 'Emergency stop', 'zh-CN': '紧急停止' },
+  protected_files: { en: "NextAI's own files", 'zh-CN': 'NextAI 自身文件' },
+  filesystem: { en: 'Folder permissions', 'zh-CN': '目录权限' },
+  network: { en: 'Website permissions', 'zh-CN': '域名权限' },
+  blocked_app: { en: 'Blocked apps', 'zh-CN': '应用黑名单' },
+  permission_level: { en: 'Permission level', 'zh-CN': '权限等级' },
+  grant: { en: 'Task grant', 'zh-CN': '任务授权' },
+  project_policy: { en: 'Project approval policy', 'zh-CN': '项目审批策略' },
+  prompt_rules: { en: 'Rules from the instructions', 'zh-CN': '提示词规则' },
+  grant_overrides: { en: 'Task approval rules', 'zh-CN': '任务审批规则' },
+  sensitive_operation: { en: 'Sensitive operation', 'zh-CN': '敏感操作' },
+  circuit_breaker: { en: 'Repeated denials', 'zh-CN': '连续拒绝' },
+  run_approval: { en: 'Approved for this run', 'zh-CN': '本次运行已批准' },
+};
+
+export const decisionSchema = z.object({
+  action: z.enum(APPROVAL_ACTIONS),
+  /** Risk after input analysis (never below the tool's default). */
+  risk: z.enum(RISK_LEVELS),
+  default_risk: z.enum(RISK_LEVELS),
+  layer: z.enum(DECISION_LAYERS),
+  /** Why, in words a person understands. */
+  reason: z.string(),
+  /** Every layer that had something to say, in order. */
+  trail: z.array(z.object({ layer: z.enum(DECISION_LAYERS), action: z.enum(APPROVAL_ACTIONS), reason: z.string() })),
+  /** What the input analysis found, for the approval card. */
+  findings: z.array(z.string()),
+  /** An approval for this call cannot be reused for the rest of the run (sensitive operations). */
+  per_call: z.boolean(),
+});
+export type Decision = z.infer<typeof decisionSchema>;

@@ -1,0 +1,3 @@
+export * from './actions.js';
+export * from './config.js';
+export * from './decision.js';

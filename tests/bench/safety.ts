@@ -1,0 +1,136 @@
+/**
+ * Safety benchmarks (issue #3), run in-process with the real daemon parts:
+ *   - the policy decision for a typical shell command (input analysis with the bash grammar and
+ *     the guards, then decide()), p50 — goal ≤ 1 ms;
+ *   - emergency-stop latency with 8 tool calls in flight, each a real process group
+ *     (`sleep`), from the stop request until every call has ended, p50/p99 — goal p99 ≤ 200 ms.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { TEMPLATES, getTool, policyConfigSchema } from '@nextai/shared';
+
+import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
+import { Daemon } from '../../native-host/src/daemon/daemon.js';
+import { createLogger } from '../../native-host/src/logger.js';
+import { dataPaths } from '../../native-host/src/paths.js';
+import { currentPlatform } from '../../native-host/src/platform/current.js';
+import { assessEnvFactory } from '../../native-host/src/policy/assess-env.js';
+import { assessInput } from '../../native-host/src/policy/assess.js';
+import { decide } from '../../native-host/src/policy/decide.js';
+import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
+import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
+import { runCommand } from '../../native-host/src/subprocess.js';
+import { hostHandlers } from '../../native-host/src/tools/host-handlers.js';
+import type { HostHandlers } from '../../native-host/src/tools/types.js';
+import { formatRow, summarize } from './stats.js';
+
+const DECISIONS = 3000;
+const STOP_ROUNDS = 30;
+const IN_FLIGHT = 8;
+
+export async function benchDecision(): Promise<string[]> {
+  await initShellAnalyzer();
+  const security = policyConfigSchema.parse({}).security;
+  const env = assessEnvFactory(currentPlatform(), os.homedir(), [path.join(os.tmpdir(), 'nextai-bench-protected')])(
+    security,
+  );
+  const tool = getTool('bash_execute');
+  const commands = ['git status && npm test', 'git commit -m "fix: thing" && npm test -- --reporter=dot | tee out.log'];
+  const lines: string[] = [];
+  for (const command of commands) {
+    const input = { command, timeout: 120_000 };
+    const samples: number[] = [];
+    for (let i = 0; i < DECISIONS; i++) {
+      const start = performance.now();
+      const assessment = assessInput(tool, input, env);
+      decide({
+        tool,
+        analysis: assessment.analysis,
+        guards: assessment.guards,
+        requiredLevel: requiredLevel(tool.name, input, assessment.analysis.risk),
+        permissionLevel: security.permission_level,
+        project: { name: 'default', template: 'development', policy: TEMPLATES.development.policy },
+      });
+      samples.push(performance.now() - start);
+    }
+    lines.push(formatRow(`policy decision: ${command.slice(0, 36)}`, summarize(samples.slice(100))));
+  }
+  return lines;
+}
+
+export async function benchEmergencyStop(): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-bench-stop-'));
+  const paths = dataPaths(dir);
+  // Full auto, so `sleep` runs without asking: the stop is what is measured.
+  fs.writeFileSync(paths.configFile, JSON.stringify({ projects: { default_approval_template: 'full-auto' } }));
+  const marker = `9${process.pid}`;
+  // A minimal terminal tool for the bench: the real one lands with issue #4. Its process group
+  // is what the emergency stop has to kill.
+  const handlers = {
+    ...hostHandlers,
+    bash_execute: async (input, context) => {
+      const result = await runCommand('bash', ['-c', input.command], { signal: context.signal, timeoutMs: 120_000 });
+      return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode, session_id: 'bench' };
+    },
+  } satisfies HostHandlers;
+  const log = createLogger({ component: 'bench', level: 'error' });
+  const daemon = await Daemon.start({ paths, platform: currentPlatform(), log, handlers });
+  const client = await DaemonClient.connect(paths, { start: false, client: { kind: 'test', name: 'bench' } });
+  const ended: number[] = [];
+  const observed: number[] = [];
+  try {
+    for (let round = 0; round < STOP_ROUNDS; round++) {
+      const calls = Array.from({ length: IN_FLIGHT }, () =>
+        client.peer.request(
+          'tools.call',
+          { name: 'bash_execute', input: { command: `sleep ${marker}.${round}` } },
+          { timeoutMs: 60_000 },
+        ),
+      );
+      await waitForProcesses(`sleep ${marker}.${round}`, IN_FLIGHT);
+      const start = performance.now();
+      const report = await client.peer.request('safety.stop', { reason: 'bench' });
+      await Promise.all(calls);
+      observed.push(performance.now() - start);
+      ended.push(report.ended_ms);
+      if (report.aborted_calls !== IN_FLIGHT)
+        throw new Error(`Expected ${IN_FLIGHT} calls in flight, the stop saw ${report.aborted_calls}.`);
+      await client.peer.request('safety.reset', {});
+    }
+  } finally {
+    client.close();
+    await daemon.stop('bench done');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const inDaemon = summarize(ended);
+  const atClient = summarize(observed);
+  const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.ceil(0.99 * samples.length) - 1]!;
+  return [
+    formatRow(`emergency stop, ${IN_FLIGHT} calls in flight (until all ended)`, inDaemon),
+    `${' '.repeat(52)}        p99 ${p99(ended).toFixed(2).padStart(8)} ms`,
+    formatRow('  … as seen by the client (request → all calls answered)', atClient),
+    `goal decision p50 ≤ 1 ms and stop p99 ≤ 200 ms: stop p99 ${p99(ended).toFixed(1)} ms (${p99(ended) <= 200 ? 'met' : 'NOT met'})`,
+  ];
+}
+
+/** Waits until `count` processes whose command line contains `marker` are running. */
+async function waitForProcesses(marker: string, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const running = fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    if (running.length >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`The ${count} bench processes did not start.`);
+}
