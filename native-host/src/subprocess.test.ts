@@ -48,15 +48,18 @@ describe('runCommand', () => {
   it('on abort, kills the program and everything it started', async () => {
     const marker = `31.${process.pid}${Date.now() % 1000}`;
     const controller = new AbortController();
-    const running = runCommand('bash', ['-c', `sleep ${marker} & sleep ${marker}; wait`], {
+    // --norc: bash sources ~/.bashrc when its stdin is a socket (it assumes sshd started it), and
+    // Node's stdio pipes are sockets.
+    const running = runCommand('bash', ['--norc', '-c', `sleep ${marker} & sleep ${marker}; wait`], {
       signal: controller.signal,
       timeoutMs: 60_000,
     });
-    await expect.poll(() => pidsWith(`sleep ${marker}`).length).toBe(2);
+    // Generous: under a full parallel test run, starting bash and its children can take a while.
+    await expect.poll(() => pidsWith(`sleep ${marker}`).length, { timeout: 10_000 }).toBe(2);
     const started = performance.now();
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'EMERGENCY_STOPPED' });
     expect(performance.now() - started).toBeLessThan(2000);
-    await expect.poll(() => pidsWith(`sleep ${marker}`)).toEqual([]);
+    await expect.poll(() => pidsWith(`sleep ${marker}`), { timeout: 5_000 }).toEqual([]);
   });
 });

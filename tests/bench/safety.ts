@@ -39,6 +39,7 @@ export async function benchDecision(): Promise<string[]> {
   const tool = getTool('bash_execute');
   const commands = ['git status && npm test', 'git commit -m "fix: thing" && npm test -- --reporter=dot | tee out.log'];
   const lines: string[] = [];
+  let worstP50 = 0;
   for (const command of commands) {
     const input = { command, timeout: 120_000 };
     const samples: number[] = [];
@@ -55,8 +56,12 @@ export async function benchDecision(): Promise<string[]> {
       });
       samples.push(performance.now() - start);
     }
-    lines.push(formatRow(`policy decision: ${command.slice(0, 36)}`, summarize(samples.slice(100))));
+    // The first 100 samples warm the JIT and the parser; they are not what a person waits for.
+    const summary = summarize(samples.slice(100));
+    worstP50 = Math.max(worstP50, summary.p50);
+    lines.push(formatRow(`policy decision: ${command.slice(0, 36)}`, summary));
   }
+  lines.push(`goal decision p50 ≤ 1 ms: ${worstP50 <= 1 ? 'met' : 'NOT met'} (${worstP50.toFixed(2)} ms)`);
   return lines;
 }
 
@@ -71,7 +76,10 @@ export async function benchEmergencyStop(): Promise<string[]> {
   const handlers = {
     ...hostHandlers,
     bash_execute: async (input, context) => {
-      const result = await runCommand('bash', ['-c', input.command], { signal: context.signal, timeoutMs: 120_000 });
+      const result = await runCommand('bash', ['--norc', '-c', input.command], {
+        signal: context.signal,
+        timeoutMs: 120_000,
+      });
       return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode, session_id: 'bench' };
     },
   } satisfies HostHandlers;
@@ -111,7 +119,7 @@ export async function benchEmergencyStop(): Promise<string[]> {
     formatRow(`emergency stop, ${IN_FLIGHT} calls in flight (until all ended)`, inDaemon),
     `${' '.repeat(52)}        p99 ${p99(ended).toFixed(2).padStart(8)} ms`,
     formatRow('  … as seen by the client (request → all calls answered)', atClient),
-    `goal decision p50 ≤ 1 ms and stop p99 ≤ 200 ms: stop p99 ${p99(ended).toFixed(1)} ms (${p99(ended) <= 200 ? 'met' : 'NOT met'})`,
+    `goal stop p99 ≤ 200 ms: stop p99 ${p99(ended).toFixed(1)} ms (${p99(ended) <= 200 ? 'met' : 'NOT met'})`,
   ];
 }
 

@@ -90,6 +90,23 @@ export class ApprovalQueue {
     return this.get(id);
   }
 
+  /**
+   * The request a run already made for this very call — same run, call id, tool and input — that
+   * is still pending or was answered (perhaps while the daemon was down). A run resumed after a
+   * restart repeats its call with the same id and gets that answer instead of asking again.
+   * A cancelled request does not count: the person never answered it.
+   */
+  findForRunCall(runId: string, callId: string, tool: string, input: Record<string, unknown>): Approval | undefined {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM approvals WHERE run_id = ? AND call_id = ? AND tool = ? AND status != 'cancelled' ORDER BY created_at DESC`,
+      )
+      .all(runId, callId, tool) as ApprovalRow[];
+    const wanted = canonicalJson(input);
+    const row = rows.find((candidate) => canonicalJson(JSON.parse(candidate.input)) === wanted);
+    return row && toApproval(row);
+  }
+
   /** Resolves with the answer; at once if the request was answered already (after a restart). */
   wait(id: string): Promise<ApprovalAnswer> {
     const approval = this.get(id);
@@ -248,6 +265,15 @@ function toApproval(row: ApprovalRow): Approval {
     findings: JSON.parse(row.findings) as string[],
     per_call: row.per_call === 1,
   };
+}
+
+/** JSON with object keys sorted, so two inputs that mean the same compare equal. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
+  );
 }
 
 function answerOf(approval: Approval): ApprovalAnswer {

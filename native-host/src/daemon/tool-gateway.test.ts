@@ -156,6 +156,49 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
     expect(approvals.list('all', 10)[0]).toMatchObject({ status: 'cancelled' });
   });
 
+  it('a run resumed after a restart gets the answer to the request it made before, and is not asked twice', async () => {
+    assessment.risk = 'high';
+    const run: CallContext = { source: 'run', runId: 'run-1' };
+    const request = { name: 'system_info', input: { categories: ['cpu'] }, call_id: 'step-7' };
+    const before = gateway().call(request, { ...run, cancel: new AbortController().signal });
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+
+    // The daemon goes down while the request waits: a new queue and gateway on the same database.
+    db.close();
+    db = await openDatabase(path.join(dir, 'data.db'), log);
+    events = new EventLog(db);
+    approvals = new ApprovalQueue(db, events);
+    policy = new PolicyStore(path.join(dir, 'config.json'), db, log);
+    void before.catch(() => undefined);
+    const [pending] = approvals.list('pending', 10);
+    approvals.answer(pending!.id, { decision: 'approve', scope: 'once' }, 'cli');
+
+    audited = [];
+    const resumed = await gateway().call(request, run);
+    expect(resumed).toMatchObject({ ok: true, output: fakeInfo });
+    expect(approvals.list('all', 10)).toHaveLength(1);
+    expect(audited.find((entry) => entry.kind === 'approval')).toMatchObject({
+      result: 'approved',
+      details: { approval_id: pending!.id },
+    });
+  });
+
+  it('a resumed run waits on its still-pending request; a changed input is a new request', async () => {
+    assessment.risk = 'high';
+    const run: CallContext = { source: 'run', runId: 'run-2' };
+    const first = gateway().call({ name: 'system_info', input: {}, call_id: 'step-1' }, run);
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+    const again = gateway().call({ name: 'system_info', input: {}, call_id: 'step-1' }, run);
+    const changed = gateway().call({ name: 'system_info', input: { categories: ['os'] }, call_id: 'step-1' }, run);
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(2);
+    const [original, other] = approvals.list('pending', 10);
+    approvals.answer(original!.id, { decision: 'deny', scope: 'once', message: 'no' }, 'test');
+    expect(await first).toMatchObject({ ok: false, error: { code: 'APPROVAL_DENIED' } });
+    expect(await again).toMatchObject({ ok: false, error: { code: 'APPROVAL_DENIED' } });
+    approvals.answer(other!.id, { decision: 'approve', scope: 'once' }, 'test');
+    expect(await changed).toMatchObject({ ok: true });
+  });
+
   it('notify_only runs the call and says whether the notification went out', async () => {
     fs.writeFileSync(
       path.join(dir, 'config.json'),

@@ -181,15 +181,23 @@ export class ToolGateway {
       return finish(failure(code, `Blocked (${decision.layer}): ${decision.reason}`));
     }
     if (decision.action === 'require_approval') {
-      const approval = this.options.approvals.request({
-        callId,
-        runId: context.runId,
-        project: evaluated.project,
-        source: context.source,
-        tool: tool.name,
-        input,
-        decision,
-      });
+      // A run resumed after a restart repeats its call: it gets the answer given (or still to be
+      // given) to the request it already made, and the person is not asked twice.
+      const earlier =
+        context.runId && request.call_id
+          ? this.options.approvals.findForRunCall(context.runId, callId, tool.name, input)
+          : undefined;
+      const approval =
+        earlier ??
+        this.options.approvals.request({
+          callId,
+          runId: context.runId,
+          project: evaluated.project,
+          source: context.source,
+          tool: tool.name,
+          input,
+          decision,
+        });
       const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
       context.cancel?.addEventListener('abort', onCancel, { once: true });
       const answer = await this.options.approvals.wait(approval.id);

@@ -19,9 +19,14 @@ export type ParsedPolicy = { ok: true; config: PolicyConfig } | { ok: false; pro
  */
 export function parsePolicyConfig(text: string, file: string): ParsedPolicy {
   const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: false, disallowComments: false });
+  // Comments and trailing commas are allowed, as in most editors' JSON-with-comments settings.
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0 || tree === undefined) {
-    const problems = errors.map((error) => {
+    // The parser often reports several errors at one spot; the first says what is wrong there.
+    const firstAtEachOffset = errors.filter(
+      (error, index) => errors.findIndex((other) => other.offset === error.offset) === index,
+    );
+    const problems = firstAtEachOffset.map((error) => {
       const { line, column } = position(text, error.offset);
       return `${file} line ${line}, column ${column}: ${describeParseError(printParseErrorCode(error.error))}`;
     });

@@ -56,6 +56,26 @@ describe('parsePolicyConfig', () => {
     expect(!parsed.ok && parsed.problems[0]).toMatch(/^config\.json line 2, column \d+: /);
   });
 
+  it('reports one problem per spot, not every error the parser saw there', () => {
+    const parsed = parsePolicyConfig('{\n  "security": { "permission_level" "L2" }\n}', 'config.json');
+    expect(!parsed.ok && parsed.problems).toHaveLength(1);
+  });
+
+  it('accepts trailing commas, as editors do for JSON with comments', () => {
+    expect(parsePolicyConfig('{ "security": { "permission_level": "L2", }, }', 'c')).toMatchObject({
+      ok: true,
+      config: { security: { permission_level: 'L2' } },
+    });
+  });
+
+  it('accepts the example config in the README, as written there', () => {
+    const readme = fs.readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const example = /```jsonc\n([\s\S]*?)```/u.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const parsed = parsePolicyConfig(example ?? '', 'README.md');
+    expect(parsed).toMatchObject({ ok: true, config: { projects: { items: { work: { name: 'Work' } } } } });
+  });
+
   it('accepts comments, and sections it does not own', () => {
     const parsed = parsePolicyConfig(
       '{\n  // models are configured elsewhere\n  "model": { "provider": "anthropic" }\n}',
