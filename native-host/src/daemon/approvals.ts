@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { AppError, type Approval, type Decision } from '@nextai/shared';
 
+import { canonicalJson } from './audit/chain.js';
 import type { Db } from './database.js';
 import type { EventLog } from './event-log.js';
 
@@ -265,15 +266,6 @@ function toApproval(row: ApprovalRow): Approval {
     findings: JSON.parse(row.findings) as string[],
     per_call: row.per_call === 1,
   };
-}
-
-/** JSON with object keys sorted, so two inputs that mean the same compare equal. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : inner,
-  );
 }
 
 function answerOf(approval: Approval): ApprovalAnswer {

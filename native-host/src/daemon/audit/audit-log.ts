@@ -2,7 +2,7 @@ import { AppError, describeZodError } from '@nextai/shared';
 
 import type { Db } from '../database.js';
 import { readAnchor, writeAnchor, type AnchorState } from './anchor.js';
-import { GENESIS_HASH, canonicalJson, rowHash } from './chain.js';
+import { GENESIS_HASH, canonicalJson, rowHash, type AuditRow } from './chain.js';
 import {
   auditEntrySchema,
   type AuditEntry,
@@ -32,15 +32,6 @@ interface Inserted {
   prev_hash: string;
   hash: string;
   anchorHolds: boolean;
-}
-
-interface RecordRow {
-  seq: number;
-  time: string;
-  kind: string;
-  entry: string;
-  prev_hash: string;
-  hash: string;
 }
 
 /** Strings longer than this (a whole file written by a tool, say) are cut in the audit copy. */
@@ -82,10 +73,10 @@ export class AuditLog {
       this.selectCounter = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'").pluck();
       this.selectHashAt = db.prepare<[number], string>('SELECT hash FROM audit_log WHERE seq = ?').pluck();
       const columns = 'seq, time, kind, entry, prev_hash, hash';
-      this.selectNewestFirst = db.prepare<[number, number, number], RecordRow>(
+      this.selectNewestFirst = db.prepare<[number, number, number], AuditRow>(
         `SELECT ${columns} FROM audit_log WHERE seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
       );
-      this.selectOldestFirst = db.prepare<[number, number, number], RecordRow>(
+      this.selectOldestFirst = db.prepare<[number, number, number], AuditRow>(
         `SELECT ${columns} FROM audit_log WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`,
       );
       this.rows = db.prepare<[], number>('SELECT COUNT(*) FROM audit_log').pluck().get() ?? 0;
@@ -218,7 +209,7 @@ export class AuditLog {
  * Rows are returned as stored, even from a tampered log — `verify` is what judges them; an entry
  * that is not a JSON object is passed on inside `details` rather than hidden.
  */
-function toRecord(row: RecordRow): AuditRecord {
+function toRecord(row: AuditRow): AuditRecord {
   const kind = row.kind as AuditKind;
   let entry: AuditEntry;
   try {

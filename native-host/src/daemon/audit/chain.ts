@@ -41,6 +41,11 @@ export interface HashedFields {
   prev_hash: string;
 }
 
+/** A row of the audit_log table as stored. */
+export interface AuditRow extends HashedFields {
+  hash: string;
+}
+
 /**
  * sha256 (hex) of `canonicalJson({ seq, time, kind, entry, prev_hash })`. The text is assembled
  * around the stored entry text instead of re-serialising a parsed entry, so any byte changed in

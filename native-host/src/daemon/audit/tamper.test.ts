@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../logger.js';
 import { openDatabase, type Db } from '../database.js';
+import type { AuditRow } from './chain.js';
 import { AUDIT_KINDS, AuditLog, GENESIS_HASH, canonicalJson, rowHash, type AuditEntry } from './index.js';
 
 /*
@@ -103,20 +104,11 @@ async function attackAndVerify(attack: (db: Database.Database) => void) {
   return verifyCopy(copy);
 }
 
-interface Row {
-  seq: number;
-  time: string;
-  kind: string;
-  entry: string;
-  prev_hash: string;
-  hash: string;
+function row(db: Database.Database, seq: number): AuditRow {
+  return db.prepare('SELECT * FROM audit_log WHERE seq = ?').get(seq) as AuditRow;
 }
 
-function row(db: Database.Database, seq: number): Row {
-  return db.prepare('SELECT * FROM audit_log WHERE seq = ?').get(seq) as Row;
-}
-
-function writeRow(db: Database.Database, seq: number, fields: Omit<Row, 'seq'>): void {
+function writeRow(db: Database.Database, seq: number, fields: Omit<AuditRow, 'seq'>): void {
   db.prepare('UPDATE audit_log SET time = ?, kind = ?, entry = ?, prev_hash = ?, hash = ? WHERE seq = ?').run(
     fields.time,
     fields.kind,

@@ -1,6 +1,6 @@
 import type { Db } from '../database.js';
 import { readAnchor } from './anchor.js';
-import { GENESIS_HASH, rowHash } from './chain.js';
+import { GENESIS_HASH, rowHash, type AuditRow } from './chain.js';
 import { auditEntrySchema, type AuditProblem, type AuditVerification } from './entry.js';
 
 /** A row as SQLite returns it. Typed loosely: a tampered table may hold anything. */
@@ -11,15 +11,6 @@ interface StoredRow {
   entry: unknown;
   prev_hash: unknown;
   hash: unknown;
-}
-
-interface ChainRow {
-  seq: number;
-  time: string;
-  kind: string;
-  entry: string;
-  prev_hash: string;
-  hash: string;
 }
 
 /** How far from its place a moved row is looked for when nothing points at it. */
@@ -34,7 +25,7 @@ export function verifyAuditLog(db: Db, anchorFile: string): AuditVerification {
   const anchor = readAnchor(anchorFile);
   const anchorSeq = anchor.state === 'present' ? anchor.anchor.seq : undefined;
   let anchoredHash: string | undefined;
-  let previous: ChainRow | undefined;
+  let previous: AuditRow | undefined;
   let walked = 0;
   let problem: AuditProblem | undefined;
 
@@ -44,7 +35,7 @@ export function verifyAuditLog(db: Db, anchorFile: string): AuditVerification {
   for (const stored of rows) {
     problem = checkRow(db, stored, previous);
     if (problem) break;
-    const row = stored as ChainRow;
+    const row = stored as AuditRow;
     if (row.seq === anchorSeq) anchoredHash = row.hash;
     previous = row;
     walked++;
@@ -120,7 +111,7 @@ function truncated(lastSeq: number, knownSeq: number, evidence: string): AuditPr
   };
 }
 
-function checkRow(db: Db, stored: StoredRow, previous: ChainRow | undefined): AuditProblem | undefined {
+function checkRow(db: Db, stored: StoredRow, previous: AuditRow | undefined): AuditProblem | undefined {
   const { seq } = stored;
   if (typeof seq !== 'number' || !Number.isInteger(seq)) {
     const after = previous ? `after row ${previous.seq}` : 'at the start';
@@ -137,7 +128,7 @@ function checkRow(db: Db, stored: StoredRow, previous: ChainRow | undefined): Au
       return { seq, kind: 'malformed', message: `row ${seq} is malformed: its ${column} is not text` };
     }
   }
-  const row = stored as ChainRow;
+  const row = stored as AuditRow;
 
   if (rowHash(row) !== row.hash) {
     const writtenAs = findOriginalSeq(db, row);
@@ -196,7 +187,7 @@ function checkRow(db: Db, stored: StoredRow, previous: ChainRow | undefined): Au
  * number it was written with. Candidates: right after the row its prev_hash names, right before
  * the row that names it, and the rows nearby.
  */
-function findOriginalSeq(db: Db, row: ChainRow): number | undefined {
+function findOriginalSeq(db: Db, row: AuditRow): number | undefined {
   const candidates = new Set<number>();
   if (row.prev_hash === GENESIS_HASH) candidates.add(1);
   for (const seq of seqsWith(db, 'hash', row.prev_hash)) candidates.add(seq + 1);
@@ -219,7 +210,7 @@ function seqsWith(db: Db, column: 'hash' | 'prev_hash', value: string): number[]
     .all(value) as number[];
 }
 
-function entryProblem(row: ChainRow): string | undefined {
+function entryProblem(row: AuditRow): string | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T/.test(row.time) || Number.isNaN(Date.parse(row.time))) {
     return `its time "${row.time}" is not a date`;
   }
