@@ -12,8 +12,20 @@ export default defineConfig({
             'extension/**/*.test.ts',
             'tests/unit/**/*.test.ts',
           ],
-          exclude: ['**/node_modules/**', '**/.output/**'],
+          exclude: ['**/node_modules/**', '**/.output/**', '**/*.x11.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        test: {
+          // Tests against a real X server: each file starts its own Xvfb + openbox
+          // (tests/support/x-server.ts), so they need xvfb, openbox, xdotool, wmctrl, xclip.
+          name: 'desktop',
+          include: ['native-host/src/**/*.x11.test.ts', 'tests/desktop/**/*.test.ts'],
+          exclude: ['**/node_modules/**'],
+          environment: 'node',
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {

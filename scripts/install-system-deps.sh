@@ -3,9 +3,9 @@
 # browsers to test in, an X server and window tools for desktop work, and notify-send.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils libnotify-bin procps)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin procps)
 # Commands that tell whether each package is there, in the same order.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr notify-send pgrep)
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send pgrep)
 
 missing=()
 for i in "${!packages[@]}"; do

@@ -1,16 +1,46 @@
-import type { HandlerTable, HostToolName, ToolHandler } from '@nextai/shared';
+import type { EventData, EventType, HandlerTable, HostToolName, Platform, ToolHandler } from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
+import type { Desktop } from '../platform/desktop.js';
+import type { BlobStore } from './blob-store.js';
+import type { ScreenSpace } from './screen-space.js';
 
 export { isUnavailable, notImplementedYet, type UnavailableTool } from '@nextai/shared';
 
-/** What a host tool handler may use besides its input. */
+/** What one tool call may use besides its input. */
 export interface ToolContext {
   /** Aborted when the call is cancelled (emergency stop, time-out, the caller went away). */
   signal: AbortSignal;
   paths: DataPaths;
   log: Logger;
+  /** The gateway's id of this call (for events the call emits). */
+  callId?: string;
+}
+
+/**
+ * Daemon-lifetime services the host tools are built with (`createHostHandlers`). Tools that keep
+ * state between calls — shell sessions, file watches, the last screenshot's geometry — keep it
+ * in objects made from these, not in module globals, so tests build as many as they like.
+ */
+export interface HostServices {
+  platform: Platform;
+  paths: DataPaths;
+  log: Logger;
+  /** The OS adapter. Its screen/input parts throw UNAVAILABLE when there is no display. */
+  desktop: Desktop;
+  /** Maps coordinates the model sends (image pixels of the latest screenshot) to the screen. */
+  screenSpace: ScreenSpace;
+  /** Large payloads (images) by reference, so no message carries more than it should. */
+  blobs: BlobStore;
+  /** Appends an event to the daemon's event log (e.g. `file.changed` from file_watch). */
+  emit<T extends EventType>(type: T, data: EventData<T>): void;
+}
+
+/** A group of handlers plus what must happen when the daemon stops (kill sessions, close watchers). */
+export interface HandlerGroup<N extends HostToolName> {
+  handlers: { [K in N]: HostToolHandler<K> };
+  dispose?(): Promise<void> | void;
 }
 
 export type HostToolHandler<N extends HostToolName> = ToolHandler<N, ToolContext>;

@@ -1,0 +1,139 @@
+/**
+ * The platform-adapter interface (DESIGN.md §3, seed 000 §11.1): what the host tools need from
+ * the operating system, in screen pixels and plain data. One implementation per OS (linux/,
+ * macos/, windows/) and a fake for logic tests; `createDesktop()` in desktop-select.ts picks the
+ * one for the running OS. Tool handlers never call OS programs themselves: they go through this,
+ * so scaling, coordinate mapping, OCR and result shapes are written once.
+ *
+ * Every method may throw AppError: `UNAVAILABLE` (no display, missing permission, missing helper
+ * program — the message names the package or setting that fixes it), `NOT_FOUND` (no such
+ * window or app), `INVALID_INPUT` (off-screen point, empty region), `TOOL_FAILED`.
+ */
+import type { Platform } from '@nextai/shared';
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** A rectangle in screen pixels; x/y may be negative on multi-monitor layouts. */
+export interface Rect extends Point, Size {}
+
+/** Raw pixels as captured, before any scaling or encoding. */
+export interface RawImage {
+  width: number;
+  height: number;
+  /** 3 (RGB) or 4 (RGBA/BGRA, see `order`). */
+  channels: 3 | 4;
+  /** Byte order of each pixel. */
+  order: 'rgb' | 'bgr';
+  data: Buffer;
+}
+
+export type MouseButton = 'left' | 'right' | 'middle';
+export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
+
+/** Canonical key names: see keys.ts (`normalizeKey`). Modifiers are `ctrl`, `alt`, `shift`, `meta`. */
+export type KeyName = string;
+
+export interface WindowInfo {
+  /** Stable while the window exists (X11: the window id in hex, e.g. "0x3a00007"). */
+  id: string;
+  title: string;
+  pid: number | null;
+  /** The application's name (process name or WM_CLASS), for matching `app_switch` and `app_close`. */
+  app: string;
+  /** Outer frame in absolute screen pixels. */
+  bounds: Rect;
+  focused: boolean;
+  minimized: boolean;
+}
+
+export interface AppInfo {
+  name: string;
+  pid: number;
+}
+
+export type WindowAction =
+  | { kind: 'maximize' }
+  | { kind: 'minimize' }
+  | { kind: 'restore' }
+  | { kind: 'resize'; width: number; height: number }
+  | { kind: 'move'; x: number; y: number };
+
+export interface ClipboardContent {
+  /** Every format the clipboard offers (MIME types or the platform's names). */
+  formats: string[];
+  text?: string;
+  /** PNG bytes when the clipboard holds an image. */
+  png?: Buffer;
+}
+
+export type Urgency = 'low' | 'normal' | 'critical';
+
+export interface ScreenAdapter {
+  /** Size of the whole virtual screen (all monitors), in pixels. */
+  screenSize(): Promise<Size>;
+  /** Captures the screen, or a region of it, at full resolution. */
+  capture(region?: Rect): Promise<RawImage>;
+}
+
+export interface InputAdapter {
+  pointer(): Promise<Point>;
+  /** `durationMs` 0 moves at once; more glides along a path taking about that long. */
+  mouseMove(to: Point, durationMs: number, signal?: AbortSignal): Promise<void>;
+  /** Clicks `count` times at `at`, holding `modifiers` (canonical names) during the clicks. */
+  click(at: Point, button: MouseButton, count: number, modifiers: KeyName[]): Promise<void>;
+  drag(from: Point, to: Point, durationMs: number, signal?: AbortSignal): Promise<void>;
+  /** `amount` in pixels; the adapter converts it to wheel steps. */
+  scroll(at: Point, direction: ScrollDirection, amount: number): Promise<void>;
+  /** Types any Unicode text exactly as given (symbols, CJK, emoji). */
+  typeText(text: string, delayMs: number, signal?: AbortSignal): Promise<void>;
+  /** Presses the keys together (a chord) and releases them in reverse order. */
+  pressKeys(keys: KeyName[]): Promise<void>;
+  /** Releases every key and button that may be held (emergency stop). Says what it did. */
+  releaseAll(): Promise<string>;
+}
+
+export interface WindowAdapter {
+  listWindows(): Promise<WindowInfo[]>;
+  listApps(): Promise<AppInfo[]>;
+  focusWindow(id: string): Promise<void>;
+  /** Asks the window to close (graceful). */
+  closeWindow(id: string): Promise<void>;
+  windowAction(id: string, action: WindowAction): Promise<void>;
+  /** Starts an app by name or path, detached from the daemon; resolves with its pid if known. */
+  launchApp(name: string, args: string[]): Promise<{ pid: number | null }>;
+  /** Ends processes: SIGTERM (graceful) or SIGKILL (forced) on POSIX; taskkill on Windows. */
+  killProcess(pid: number, force: boolean): Promise<void>;
+}
+
+export interface ClipboardAdapter {
+  read(): Promise<ClipboardContent>;
+  writeText(text: string): Promise<void>;
+  writeImage(png: Buffer): Promise<void>;
+}
+
+export interface NotificationAdapter {
+  notify(title: string, body: string, urgency: Urgency): Promise<void>;
+}
+
+export interface TrashAdapter {
+  /** Moves a file or directory to the desktop trash; resolves with where it went. */
+  moveToTrash(absolutePath: string): Promise<{ trashedTo: string }>;
+}
+
+export interface Desktop {
+  platform: Platform;
+  screen: ScreenAdapter;
+  input: InputAdapter;
+  windows: WindowAdapter;
+  clipboard: ClipboardAdapter;
+  notifications: NotificationAdapter;
+  trash: TrashAdapter;
+}
