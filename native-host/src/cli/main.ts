@@ -5,6 +5,7 @@ import { AppError, VERSION, toAppError } from '@nextai/shared';
 import { registerApprovalsCommand } from './command-approvals.js';
 import { registerAuditCommand } from './command-audit.js';
 import { registerDaemonCommand } from './command-daemon.js';
+import { registerDoctorCommand } from './command-doctor.js';
 import { registerHostCommand } from './command-host.js';
 import { registerInstallCommands } from './command-install.js';
 import { registerPolicyCommand } from './command-policy.js';
@@ -35,6 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerApprovalsCommand(program);
   registerAuditCommand(program, setExitCode);
   registerStopCommand(program);
+  registerDoctorCommand(program, setExitCode);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
