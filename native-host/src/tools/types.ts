@@ -1,4 +1,12 @@
-import type { EventData, EventType, HandlerTable, HostToolName, Platform, ToolHandler } from '@nextai/shared';
+import type {
+  EventData,
+  EventType,
+  HandlerTable,
+  HostToolName,
+  Platform,
+  SecurityConfig,
+  ToolHandler,
+} from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
@@ -33,6 +41,10 @@ export interface HostServices {
   screenSpace: ScreenSpace;
   /** Large payloads (images) by reference, so no message carries more than it should. */
   blobs: BlobStore;
+  /** The security settings in force (allowed directories, max_file_size…), read at each call. */
+  security(): SecurityConfig;
+  /** The home directory (`~`), as the policy guards resolve it. */
+  homeDir: string;
   /** Appends an event to the daemon's event log (e.g. `file.changed` from file_watch). */
   emit<T extends EventType>(type: T, data: EventData<T>): void;
 }

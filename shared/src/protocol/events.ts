@@ -51,6 +51,12 @@ export const EVENT_DATA_SCHEMAS = {
   'emergency.engaged': z.object({ reason: z.string(), by: z.string(), aborted_calls: z.number().int() }),
   'emergency.reset': z.object({ by: z.string() }),
   'run.breaker_tripped': z.object({ run_id: z.string(), consecutive: z.number().int(), total: z.number().int() }),
+  /** From `file_watch`: something under a watched path was created, modified or deleted (`path` is absolute). */
+  'file.changed': z.object({
+    watch_id: z.string(),
+    path: z.string(),
+    change: z.enum(['create', 'modify', 'delete']),
+  }),
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS;

@@ -92,10 +92,13 @@ export const fileSearch = defineTool({
   }),
 });
 
+const watchChangeSchema = z.enum(['create', 'modify', 'delete']);
+
 export const fileWatch = defineTool({
   name: 'file_watch',
   title: 'Watch files',
-  description: 'Watch a file or directory for created, modified and deleted files; changes arrive as events.',
+  description:
+    'Watch a file or directory for created, modified and deleted files; each change arrives as a `file.changed` event until the watch is stopped. `action: "stop"` with a `watch_id` ends a watch, `action: "list"` shows the active ones.',
   category: 'files',
   risk: 'low',
   effect: 'read',
@@ -103,12 +106,43 @@ export const fileWatch = defineTool({
   runsIn: 'host',
   input: z
     .object({
-      path: pathSchema,
-      events: z.array(z.enum(['create', 'modify', 'delete'])).optional(),
+      action: z.enum(['start', 'stop', 'list']).default('start'),
+      path: pathSchema.optional().describe('File or directory to watch; required to start a watch'),
+      watch_id: z.string().min(1).optional().describe('The watch to stop; required to stop one'),
+      events: z.array(watchChangeSchema).optional().describe('Changes to report; all of them when omitted'),
       recursive: z.boolean().default(true),
     })
-    .strict(),
-  output: z.object({ watch_id: z.string(), path: z.string() }),
+    .strict()
+    .superRefine((input, context) => {
+      if (input.action === 'start' && input.path === undefined) {
+        context.addIssue({ code: 'custom', path: ['path'], message: 'path is required to start a watch' });
+      }
+      if (input.action === 'stop' && input.watch_id === undefined) {
+        context.addIssue({
+          code: 'custom',
+          path: ['watch_id'],
+          message: 'watch_id is required to stop a watch (file_watch with action "list" shows them)',
+        });
+      }
+    }),
+  output: z.object({
+    /** The watch started or stopped. */
+    watch_id: z.string().optional(),
+    path: z.string().optional(),
+    /** The watches active after the call. */
+    watches: z
+      .array(
+        z.object({
+          watch_id: z.string(),
+          path: z.string(),
+          events: z.array(watchChangeSchema),
+          recursive: z.boolean(),
+          started_at: z.string(),
+        }),
+      )
+      .optional(),
+    message: z.string().optional(),
+  }),
 });
 
 export const createDirectory = defineTool({

@@ -1,0 +1,24 @@
+import os from 'node:os';
+
+import type { Platform } from '@nextai/shared';
+
+import type { Desktop } from './desktop.js';
+import { createLinuxDesktop } from './linux/index.js';
+import { createMacosDesktop } from './macos/index.js';
+import { createWindowsDesktop } from './windows/index.js';
+
+/** The one place that picks the OS adapter (the platform itself comes from current.ts). */
+export function createDesktop(
+  platform: Platform,
+  env: NodeJS.ProcessEnv = process.env,
+  homeDir = os.homedir(),
+): Desktop {
+  switch (platform) {
+    case 'linux':
+      return createLinuxDesktop(env, homeDir);
+    case 'macos':
+      return createMacosDesktop();
+    case 'windows':
+      return createWindowsDesktop();
+  }
+}

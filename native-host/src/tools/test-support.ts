@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+
+import { AppError, getTool, securityConfigSchema, type HostToolName } from '@nextai/shared';
+
+import { createLogger } from '../logger.js';
+import { dataPaths } from '../paths.js';
+import type { Desktop } from '../platform/desktop.js';
+import type { BlobStore } from './blob-store.js';
+import { ScreenSpace } from './screen-space.js';
+import type { HostServices, ToolContext } from './types.js';
+
+/** Test helpers for the app/window and system tools: services around a desktop, and checked calls. */
+
+export class MemoryBlobStore implements BlobStore {
+  readonly blobs = new Map<string, { data: Buffer; mimeType: string }>();
+
+  constructor(readonly inlineLimit = 1024) {}
+
+  inlineOrReference(data: Buffer, mimeType: string): string {
+    const base64 = data.toString('base64');
+    return base64.length <= this.inlineLimit ? base64 : this.put(data, mimeType);
+  }
+
+  put(data: Buffer, mimeType: string): string {
+    const id = randomUUID();
+    this.blobs.set(id, { data, mimeType });
+    return `blob:${id}`;
+  }
+
+  get(reference: string): { data: Buffer; mimeType: string } {
+    const blob = this.blobs.get(reference.replace(/^blob:/u, ''));
+    if (!blob) throw new AppError('NOT_FOUND', `No stored payload ${reference}.`);
+    return blob;
+  }
+}
+
+export function testServices(desktop: Desktop, blobs: BlobStore = new MemoryBlobStore()): HostServices {
+  const dataDir = os.tmpdir();
+  return {
+    platform: desktop.platform,
+    paths: dataPaths(dataDir),
+    log: createLogger({ component: 'test', level: 'error' }),
+    desktop,
+    screenSpace: new ScreenSpace(() => desktop.screen.screenSize()),
+    blobs,
+    security: () => securityConfigSchema.parse({}),
+    homeDir: os.homedir(),
+    emit: () => undefined,
+  };
+}
+
+export function testContext(): ToolContext {
+  return {
+    signal: new AbortController().signal,
+    paths: dataPaths(os.tmpdir()),
+    log: createLogger({ component: 'test', level: 'error' }),
+  };
+}
+
+/**
+ * Calls a handler the way the gateway does: the input through the catalog schema (defaults
+ * applied), the output checked against the catalog's output schema.
+ */
+export async function callTool(
+  name: HostToolName,
+  handler: unknown,
+  input: unknown,
+  context = testContext(),
+): Promise<unknown> {
+  const tool = getTool(name);
+  const parsed = tool.input.parse(input);
+  const output = await (handler as (input: unknown, context: ToolContext) => Promise<unknown>)(parsed, context);
+  return tool.output.parse(output);
+}
