@@ -48,6 +48,8 @@ export const MAX_SOCKET_FRAME_BYTES = 64 * MiB;
  * below 768 KiB plus a small envelope — under the 1 MiB limit whatever the content.
  */
 export const CHUNK_CHARS = 256 * 1024;
+/** Bytes per `blobs.read` slice: 512 KiB is about 683 KiB of base64, under 1 MiB with its envelope. */
+export const BLOB_SLICE_BYTES = 512 * 1024;
 
 /** Default request time-out for JSON-RPC calls that do not set their own. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;

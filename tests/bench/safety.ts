@@ -22,7 +22,6 @@ import { decide } from '../../native-host/src/policy/decide.js';
 import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
 import { runCommand } from '../../native-host/src/subprocess.js';
-import { hostHandlers } from '../../native-host/src/tools/host-handlers.js';
 import type { HostHandlers } from '../../native-host/src/tools/types.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -74,7 +73,6 @@ export async function benchEmergencyStop(): Promise<string[]> {
   // A minimal terminal tool for the bench: the real one lands with issue #4. Its process group
   // is what the emergency stop has to kill.
   const handlers = {
-    ...hostHandlers,
     bash_execute: async (input, context) => {
       const result = await runCommand('bash', ['--norc', '-c', input.command], {
         signal: context.signal,
@@ -82,7 +80,7 @@ export async function benchEmergencyStop(): Promise<string[]> {
       });
       return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode, session_id: 'bench' };
     },
-  } satisfies HostHandlers;
+  } satisfies Partial<HostHandlers>;
   const log = createLogger({ component: 'bench', level: 'error' });
   const daemon = await Daemon.start({ paths, platform: currentPlatform(), log, handlers });
   const client = await DaemonClient.connect(paths, { start: false, client: { kind: 'test', name: 'bench' } });

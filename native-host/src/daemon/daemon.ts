@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } from '@nextai/shared';
 
@@ -14,8 +15,12 @@ import { assessInput } from '../policy/assess.js';
 import { PolicyStore } from '../policy/policy-store.js';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { initShellAnalyzer } from '../policy/shell/index.js';
-import { hostHandlers } from '../tools/host-handlers.js';
-import type { HostHandlers } from '../tools/types.js';
+import { createDesktop } from '../platform/desktop-select.js';
+import type { Desktop } from '../platform/desktop.js';
+import { FileBlobStore } from '../tools/blob-store-impl.js';
+import { createHostHandlers, type HostToolSet } from '../tools/host-handlers.js';
+import { ScreenSpace } from '../tools/screen-space.js';
+import type { HostHandlers, HostServices } from '../tools/types.js';
 import { ApprovalQueue } from './approvals.js';
 import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
@@ -30,7 +35,10 @@ export interface DaemonOptions {
   paths: DataPaths;
   platform: Platform;
   log: Logger;
-  handlers?: HostHandlers;
+  /** Replaces some of the host tools' handlers (tests). */
+  handlers?: Partial<HostHandlers>;
+  /** The OS adapter; the one for `platform` when omitted (tests pass a fake). */
+  desktop?: Desktop;
   homeDir?: string;
 }
 
@@ -49,6 +57,7 @@ export class Daemon {
   private readonly connections = new Set<ClientConnection>();
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
+  private readonly hostTools: HostToolSet;
   private stopping = false;
   private resolveStopped!: () => void;
 
@@ -79,8 +88,22 @@ export class Daemon {
     const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
     const assessEnv = assessEnvFactory(platform, homeDir, guarded);
     const notify = (title: string, body: string) => sendNotification(platform, title, body);
+    const desktop = options.desktop ?? createDesktop(platform, process.env, homeDir);
+    const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
+    const hostServices: HostServices = {
+      platform,
+      paths,
+      log: log.child('tools'),
+      desktop,
+      screenSpace: new ScreenSpace(() => desktop.screen.screenSize()),
+      blobs,
+      security: () => policy.current.config.security,
+      homeDir,
+      emit: (type, data) => events.append(type, data),
+    };
+    this.hostTools = createHostHandlers(hostServices);
     this.gateway = new ToolGateway({
-      handlers: options.handlers ?? hostHandlers,
+      handlers: { ...this.hostTools.handlers, ...options.handlers },
       platform,
       paths,
       log: log.child('tools'),
@@ -124,6 +147,7 @@ export class Daemon {
       approvals: this.approvals,
       audit,
       emergency: this.emergency,
+      blobs,
       connections: () => this.connections,
       shutdown: (reason) => {
         this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
@@ -195,6 +219,7 @@ export class Daemon {
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     this.events.append('daemon.stopping', { reason });
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
+    await this.hostTools.dispose();
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.close();
     await serverClosed;

@@ -1,6 +1,7 @@
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo } from '@nextai/shared';
 
 import type { PolicyStore } from '../policy/policy-store.js';
+import type { BlobStore } from '../tools/blob-store.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditLog } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
@@ -18,6 +19,8 @@ export interface DaemonServices {
   approvals: ApprovalQueue;
   audit: AuditLog;
   emergency: EmergencyStop;
+  /** Payloads tools returned by reference. */
+  blobs: BlobStore;
   connections: () => Iterable<ClientConnection>;
   shutdown: (reason: string) => void;
   /** Records a policy change made through the daemon (events and audit). */
@@ -91,6 +94,18 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
 
   peer.handle('tools.list', () => ({ tools: services.gateway.list() }));
   peer.handle('tools.call', (params) => services.gateway.call(params, callContext(params)));
+  peer.handle('blobs.read', ({ reference, offset, length }) => {
+    const { data, mimeType } = services.blobs.get(reference);
+    const slice = data.subarray(offset, offset + length);
+    const end = offset + slice.length;
+    return {
+      data: slice.toString('base64'),
+      mime_type: mimeType,
+      offset,
+      total_bytes: data.length,
+      next_offset: end < data.length ? end : null,
+    };
+  });
 
   peer.handle('policy.explain', (params) =>
     services.gateway.explain({ name: params.tool, input: params.input }, callContext(params)),

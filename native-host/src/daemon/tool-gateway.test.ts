@@ -10,7 +10,9 @@ import { dataPaths } from '../paths.js';
 import type { Assessment } from '../policy/assess.js';
 import { PolicyStore } from '../policy/policy-store.js';
 import type { GuardVerdict } from '../policy/verdicts.js';
-import { hostHandlers } from '../tools/host-handlers.js';
+import { createFakeDesktop } from '../platform/fake-desktop.js';
+import { createHostHandlers } from '../tools/host-handlers.js';
+import { testServices } from '../tools/test-support.js';
 import type { HostHandlers } from '../tools/types.js';
 import { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
@@ -50,7 +52,11 @@ const fakeInfo = { os: 'Test OS', arch: 'x64', cpus: 2, memory_total: 100, memor
 
 function gateway(handlers: Partial<HostHandlers> = {}): ToolGateway {
   return new ToolGateway({
-    handlers: { ...hostHandlers, system_info: async () => fakeInfo, ...handlers } as HostHandlers,
+    handlers: {
+      ...createHostHandlers(testServices(createFakeDesktop().desktop)).handlers,
+      system_info: async () => fakeInfo,
+      ...handlers,
+    } as HostHandlers,
     platform: 'linux',
     paths: dataPaths(dir, 'linux'),
     log,

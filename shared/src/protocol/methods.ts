@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { BLOB_SLICE_BYTES } from '../constants.js';
 import { errorCodeSchema } from '../errors.js';
 import {
   grantedToolSetSchema,
@@ -221,6 +222,27 @@ export const DAEMON_METHODS = {
   'tools.call': {
     params: toolCallParamsSchema,
     result: toolResultSchema,
+  },
+  /** A payload a tool returned by reference (`blob:<id>`, e.g. a large screenshot), read in slices. */
+  'blobs.read': {
+    params: z.object({
+      reference: z.string().min(1),
+      offset: z.number().int().min(0).default(0).describe('Byte offset'),
+      length: z
+        .number()
+        .int()
+        .positive()
+        .max(BLOB_SLICE_BYTES)
+        .default(BLOB_SLICE_BYTES)
+        .describe('Bytes to read; at most 512 KiB so a slice fits any frame'),
+    }),
+    result: z.object({
+      data: z.string().describe('Base64 of the slice'),
+      mime_type: z.string(),
+      offset: z.number().int(),
+      total_bytes: z.number().int(),
+      next_offset: z.number().int().nullable().describe('Where the next slice starts; null at the end'),
+    }),
   },
   'policy.explain': {
     params: z.object({
