@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the product and its tests use, if any is missing:
-# browsers to test in, an X server and window tools for desktop work, and notify-send.
+# browsers to test in, an X server and window tools for desktop work, notify-send, and a
+# notification daemon (dunst) for the tests to send notifications to.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin procps)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst procps)
 # Commands that tell whether each package is there, in the same order.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send pgrep)
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst pgrep)
 
 missing=()
 for i in "${!packages[@]}"; do
