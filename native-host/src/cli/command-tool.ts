@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 
 import type { Command } from 'commander';
 
-import { AppError, getTool, type ToolInfo } from '@nextai/shared';
+import { AppError, BLOB_SLICE_BYTES, getTool, type ToolInfo } from '@nextai/shared';
+
+import type { DaemonClient } from '../client/daemon-client.js';
 
 import { EXIT } from './exit-codes.js';
 import { parseJsonObject } from './json-input.js';
@@ -21,11 +24,12 @@ export function registerToolCommand(program: Command, setExitCode: (code: number
     .option('--list', 'list every tool and whether it is available on this host')
     .option('--project <name>', 'project whose approval policy applies')
     .option('--json', 'print machine-readable JSON')
+    .option('--save <file>', "write the result's image (a screenshot, a clipboard image) to this file")
     .action(
       async (
         name: string | undefined,
         rawInput: string | undefined,
-        options: { list?: boolean; json?: boolean; project?: string },
+        options: { list?: boolean; json?: boolean; project?: string; save?: string },
       ) => {
         if (options.list) {
           await listTools(Boolean(options.json));
@@ -56,11 +60,17 @@ export function registerToolCommand(program: Command, setExitCode: (code: number
             );
           });
           await client.peer.request('events.subscribe', { after_seq: last_event_seq });
-          return client.peer.request(
+          const answer = await client.peer.request(
             'tools.call',
             { name, input, call_id: callId, ...(options.project ? { project: options.project } : {}) },
             { timeoutMs: CALL_TIMEOUT_MS },
           );
+          if (answer.ok && options.save) {
+            const bytes = await readPayload(client, imageOf(name, answer.output));
+            fs.writeFileSync(options.save, bytes);
+            process.stderr.write(`nextai: wrote ${bytes.length} bytes to ${options.save}\n`);
+          }
+          return answer;
         });
         if (options.json) printJson(result);
         else if (result.ok) printJson(result.output);
@@ -68,6 +78,37 @@ export function registerToolCommand(program: Command, setExitCode: (code: number
         if (!result.ok) setExitCode(EXIT.FAILURE);
       },
     );
+}
+
+/** The image a tool returned (base64 or a `blob:` reference), for `--save`. */
+function imageOf(name: string, output: unknown): string {
+  const record = (output ?? {}) as Record<string, unknown>;
+  const value =
+    typeof record.image === 'string' ? record.image : record.format === 'image' ? record.content : undefined;
+  if (typeof value !== 'string') {
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      `${name} returned no image to save; --save is for screenshots and clipboard images.`,
+    );
+  }
+  return value;
+}
+
+/** The bytes of a payload: decoded base64, or a `blob:` reference read back in slices. */
+async function readPayload(client: DaemonClient, value: string): Promise<Buffer> {
+  if (!value.startsWith('blob:')) return Buffer.from(value, 'base64');
+  const parts: Buffer[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const slice: { data: string; next_offset: number | null } = await client.peer.request('blobs.read', {
+      reference: value,
+      offset,
+      length: BLOB_SLICE_BYTES,
+    });
+    parts.push(Buffer.from(slice.data, 'base64'));
+    offset = slice.next_offset;
+  }
+  return Buffer.concat(parts);
 }
 
 async function listTools(json: boolean): Promise<void> {
