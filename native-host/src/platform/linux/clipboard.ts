@@ -35,7 +35,32 @@ const META_TARGETS = new Set([
 /** Text targets in order of preference. */
 const TEXT_TARGETS = ['UTF8_STRING', 'text/plain;charset=utf-8', 'text/plain', 'STRING', 'TEXT', 'COMPOUND_TEXT'];
 
+/** Image targets read as they are (PNG) or converted by sharp, in order of preference. */
+const IMAGE_TARGETS = ['image/png', 'image/webp', 'image/jpeg', 'image/gif', 'image/tiff', 'image/svg+xml'];
+
 type Tool = { kind: 'xclip' | 'xsel'; path: string };
+
+/**
+ * `xclip -t TARGETS -o` (one target a line) → the formats to report (meta targets dropped) and
+ * the targets to read the text and the image from. An image offered only in formats sharp cannot
+ * decode (image/bmp, image/x-ico…) is still reported in `formats` but not read.
+ */
+export function chooseTargets(targetsText: string): {
+  formats: string[];
+  textTarget: string | undefined;
+  imageTarget: string | undefined;
+} {
+  const targets = targetsText
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const formats = [...new Set(targets.filter((target) => !META_TARGETS.has(target)))];
+  return {
+    formats,
+    textTarget: TEXT_TARGETS.find((target) => formats.includes(target)),
+    imageTarget: IMAGE_TARGETS.find((target) => formats.includes(target)),
+  };
+}
 
 export function createLinuxClipboard(env: NodeJS.ProcessEnv = process.env): ClipboardAdapter {
   const childEnv = () => inheritedEnvironment(xEnvironment(env));
@@ -63,21 +88,12 @@ export function createLinuxClipboard(env: NodeJS.ProcessEnv = process.env): Clip
     const targetsOut = await capture(found.path, ['-selection', 'clipboard', '-t', 'TARGETS', '-o'], childEnv());
     // No owner (nothing copied yet, or the app that copied has quit): an empty clipboard.
     if (targetsOut === null) return { formats: [] };
-    const targets = targetsOut
-      .toString('utf8')
-      .split('\n')
-      .map((line) => line.trim())
-      .filter(Boolean);
-    const formats = [...new Set(targets.filter((target) => !META_TARGETS.has(target)))];
+    const { formats, textTarget, imageTarget } = chooseTargets(targetsOut.toString('utf8'));
     const content: ClipboardContent = { formats };
-    const textTarget = TEXT_TARGETS.find((target) => formats.includes(target));
     if (textTarget) {
       const bytes = await capture(found.path, ['-selection', 'clipboard', '-t', textTarget, '-o'], childEnv());
       if (bytes !== null) content.text = bytes.toString(textTarget === 'STRING' ? 'latin1' : 'utf8');
     }
-    const imageTarget = formats.includes('image/png')
-      ? 'image/png'
-      : formats.find((format) => format.startsWith('image/'));
     if (imageTarget) {
       const bytes = await capture(found.path, ['-selection', 'clipboard', '-t', imageTarget, '-o'], childEnv());
       if (bytes !== null && bytes.length > 0)

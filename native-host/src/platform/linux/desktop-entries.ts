@@ -21,18 +21,24 @@ export interface DesktopEntry {
 /** `$XDG_DATA_HOME/applications` first, then each `$XDG_DATA_DIRS/applications`, as the spec orders them. */
 export function applicationDirs(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || os.homedir();
-  const dataHome = env.XDG_DATA_HOME || path.join(home, '.local', 'share');
-  const dataDirs = (env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':').filter(Boolean);
+  // The XDG Base Directory spec: relative paths in these variables are invalid and ignored.
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
+  const listed = (env.XDG_DATA_DIRS ?? '').split(':').filter((dir) => path.isAbsolute(dir));
+  const dataDirs = listed.length > 0 ? listed : ['/usr/local/share', '/usr/share'];
   return [...new Set([dataHome, ...dataDirs].map((dir) => path.join(dir, 'applications')))];
 }
 
 /**
  * Reads the launchable entries (Type=Application, not Hidden) of the given directories and one
  * level of subdirectories (some packages install into applications/kde4/ and the like). An id
- * found earlier shadows the same id later, as the spec says.
+ * found earlier shadows the same id later, as the spec says, even when the earlier one is Hidden
+ * (that is how a person deletes a system-wide entry).
  */
 export async function readDesktopEntries(dirs: string[]): Promise<DesktopEntry[]> {
   const byId = new Map<string, DesktopEntry>();
+  // Ids already decided, launchable or not: a user's Hidden=true copy deletes the system entry.
+  const seen = new Set<string>();
   for (const dir of dirs) {
     for (const file of await listDesktopFiles(dir, 1)) {
       const id = path
@@ -40,13 +46,14 @@ export async function readDesktopEntries(dirs: string[]): Promise<DesktopEntry[]
         .replace(/\.desktop$/u, '')
         .split(path.sep)
         .join('-');
-      if (byId.has(id)) continue;
+      if (seen.has(id)) continue;
       let text: string;
       try {
         text = await fs.readFile(file, 'utf8');
       } catch {
         continue; // Unreadable entries are skipped like the menu skips them.
       }
+      seen.add(id);
       const entry = parseDesktopEntry(id, file, text);
       if (entry) byId.set(id, entry);
     }
@@ -107,8 +114,9 @@ function unescapeString(value: string): string {
 /**
  * Turns an Exec= value into an argument array: string escapes, then the spec's quoting (double
  * quotes, with \" \` \$ \\ escaped inside), then field codes. %f %F %u %U take the caller's
- * arguments (appended at the end when the line has none of them); %c is the app name; every
- * other field code (%i %k and the deprecated ones) is removed; %% is a literal percent sign.
+ * arguments (appended at the end when the line has none of them); %c is the app name, %k the
+ * desktop file; every other field code (%i and the deprecated ones) is removed; %% is a literal
+ * percent sign.
  */
 export function execToArgs(exec: string, entry: Pick<DesktopEntry, 'name' | 'file'>, args: string[]): string[] {
   const tokens = splitExec(unescapeString(exec));
@@ -120,7 +128,7 @@ export function execToArgs(exec: string, entry: Pick<DesktopEntry, 'name' | 'fil
       argsPlaced = true;
       continue;
     }
-    if (/^%[a-zA-Z]$/u.test(token) && token !== '%c') continue;
+    if (/^%[a-zA-Z]$/u.test(token) && token !== '%c' && token !== '%k') continue;
     const expanded = token.replace(/%([a-zA-Z%])/gu, (_, code: string) => {
       if (code === '%') return '%';
       if (code === 'c') return entry.name;

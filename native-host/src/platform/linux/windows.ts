@@ -359,7 +359,8 @@ export function outerBounds(client: ClientGeometry, extents: [number, number, nu
 export function parseRootProperties(text: string): { clients: string[]; active: string | null } {
   const list = /^_NET_CLIENT_LIST\(WINDOW\): window id # (.*)$/mu.exec(text);
   if (!list) {
-    if (/^_NET_CLIENT_LIST:\s+not found/mu.test(text)) {
+    // "not found": the atom exists but no window manager set it (it quit); "no such atom": none ever ran.
+    if (/^_NET_CLIENT_LIST:\s+(?:not found|no such atom)/mu.test(text)) {
       throw new AppError(
         'UNAVAILABLE',
         'No EWMH window manager is running on this display (the root window has no _NET_CLIENT_LIST), so windows cannot be listed or arranged. Run a desktop session or a window manager such as openbox.',
@@ -386,7 +387,7 @@ export function parseWindowProperties(text: string): WindowProperties {
   }
   const string = (name: string): string | undefined => {
     const entry = values.get(name);
-    return entry ? decodeXpropString(entry.value, entry.type) : undefined;
+    return entry ? decodeXpropString(entry.value, name, entry.type) : undefined;
   };
   const atoms = (name: string): string[] =>
     (values.get(name)?.value ?? '')
@@ -410,26 +411,37 @@ export function parseWindowProperties(text: string): WindowProperties {
     state: atoms('_NET_WM_STATE'),
     frameExtents: extents.length === 4 ? (extents as [number, number, number, number]) : [0, 0, 0, 0],
     types: atoms('_NET_WM_WINDOW_TYPE'),
-    wmClass: [...wmClassValue.matchAll(/"((?:[^"\\]|\\.)*)"/gu)].map((match) => decodeEscapes(match[1] ?? '')),
+    wmClass: [...wmClassValue.matchAll(/"((?:[^"\\]|\\.)*)"/gu)].map((match) =>
+      decodeEscapes(match[1] ?? '', values.get('WM_CLASS')?.type ?? 'STRING'),
+    ),
   };
 }
 
 /**
- * An xprop string value, e.g. `"三 \"q\" \344\270\211"`. UTF8_STRING and STRING values escape
- * quotes and backslashes and, outside a UTF-8 locale, write non-ASCII bytes as octal; text
- * properties (COMPOUND_TEXT, as xterm sets WM_NAME) are converted to the locale's encoding and
- * printed without escaping quotes.
+ * Properties xprop prints in its text format ("8t" in its default format table) whatever their
+ * type (STRING, UTF8_STRING or COMPOUND_TEXT): converted to the locale's encoding and printed
+ * as they are, quotes and backslashes included; only characters that are not printable (control
+ * characters, bytes that do not convert) become three-digit octal escapes. Every other string
+ * property ("8s", "8u": _NET_WM_NAME, WM_CLASS…) is printed with \" \\ \n \t escaped and, outside
+ * valid UTF-8, non-ASCII bytes as octal.
  */
-export function decodeXpropString(value: string, type: string): string {
+const TEXT_FORMAT_PROPERTIES = new Set(['WM_NAME', 'WM_ICON_NAME']);
+
+/**
+ * An xprop string value, e.g. `"naïve \"q\" \\path"` for _NET_WM_NAME or `"naïve "q" \path"` for
+ * WM_NAME (see TEXT_FORMAT_PROPERTIES). `property` is the property's name, `type` its type.
+ * Text before the first quote (xprop's "<Invalid UTF-8 string: …>" note) is skipped.
+ */
+export function decodeXpropString(value: string, property: string, type: string): string {
   const first = value.indexOf('"');
   const last = value.lastIndexOf('"');
   if (first === -1 || last <= first) return '';
   const inner = value.slice(first + 1, last);
-  if (type === 'COMPOUND_TEXT') return decodeOctalOnly(inner);
-  return decodeEscapes(inner);
+  if (TEXT_FORMAT_PROPERTIES.has(property)) return decodeTextFormat(inner);
+  return decodeEscapes(inner, type);
 }
 
-function decodeEscapes(text: string): string {
+function decodeEscapes(text: string, type: string): string {
   const bytes: number[] = [];
   for (let index = 0; index < text.length; index++) {
     const char = text[index] as string;
@@ -450,12 +462,43 @@ function decodeEscapes(text: string): string {
     bytes.push(...Buffer.from(whole, 'utf8'));
     index += whole.length - 1;
   }
-  return Buffer.from(bytes).toString('utf8');
+  return decodeBytes(Buffer.from(bytes), type);
 }
 
-function decodeOctalOnly(text: string): string {
-  if (!/\\[0-7]{3}/u.test(text)) return text;
-  return decodeEscapes(text.replace(/\\(?![0-7]{3})/gu, '\\\\'));
+/** STRING is Latin-1 by the ICCCM, yet many apps store UTF-8 in it: UTF-8 when the bytes are valid UTF-8. */
+function decodeBytes(bytes: Buffer, type: string): string {
+  if (type !== 'STRING') return bytes.toString('utf8');
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes.toString('latin1');
+  }
+}
+
+/**
+ * xprop's text format: only a non-printable character is escaped, so `\ooo` is an escape when
+ * its value is a control character or a byte above 0x7e; `\123` ("S", printable) is literal text.
+ */
+function decodeTextFormat(text: string): string {
+  const bytes: number[] = [];
+  let literal = '';
+  const flush = () => {
+    bytes.push(...Buffer.from(literal, 'utf8'));
+    literal = '';
+  };
+  for (let index = 0; index < text.length; index++) {
+    const octal = text[index] === '\\' ? /^[0-3][0-7]{2}/u.exec(text.slice(index + 1))?.[0] : undefined;
+    const value = octal === undefined ? -1 : Number.parseInt(octal, 8);
+    if (octal !== undefined && (value < 0x20 || value > 0x7e)) {
+      flush();
+      bytes.push(value);
+      index += octal.length;
+      continue;
+    }
+    literal += text[index] as string;
+  }
+  flush();
+  return Buffer.from(bytes).toString('utf8');
 }
 
 /** `xwininfo -root -tree` → every window's absolute position and size, by id. */
@@ -635,7 +678,13 @@ async function closeMatches(
   }
   const similar = (candidate: string): boolean => {
     const lower = candidate.toLowerCase();
-    return lower.includes(wanted) || (lower.length >= 3 && wanted.includes(lower)) || editDistance(lower, wanted) <= 2;
+    if (lower.includes(wanted) || (lower.length >= 3 && wanted.includes(lower)) || editDistance(lower, wanted) <= 2) {
+      return true;
+    }
+    // A misspelt word of a longer name: "firefx" for "Firefox ESR" and firefox-esr.
+    return (
+      wanted.length >= 4 && lower.split(/[\s._-]+/u).some((word) => word.length >= 4 && editDistance(word, wanted) <= 2)
+    );
   };
   const fromMenu = [...names].filter((label) => {
     const entry = entries.find((candidate) => label === `${candidate.name} (${candidate.id})`);

@@ -58,6 +58,8 @@ export function describeWindows(windows: WindowInfo[], limit = 20): string {
  * INVALID_INPUT listing the candidates. None → NOT_FOUND listing the open windows.
  */
 export function findWindow(windows: WindowInfo[], query: string): WindowInfo {
+  // A blank query is part of every title: it would silently pick the focused window.
+  if (query.trim() === '') throw new AppError('INVALID_INPUT', 'Name the window by its id or by part of its title.');
   const byId = windows.find((window) => sameWindowId(window.id, query));
   if (byId) return byId;
   const wanted = query.trim().toLowerCase();
@@ -87,6 +89,7 @@ export function findWindow(windows: WindowInfo[], query: string): WindowInfo {
 /** Windows of the app called `name` (process name, case-insensitive); the best one to show first. */
 export function windowsOfApp(windows: WindowInfo[], name: string): WindowInfo[] {
   const wanted = name.trim().toLowerCase();
+  if (wanted === '') return []; // Not the windows whose app is unknown ("").
   const own = windows.filter((window) => window.app.toLowerCase() === wanted);
   // Focused first, then visible ones, keeping the window manager's order otherwise.
   return [...own].sort((a, b) => rank(a) - rank(b));
