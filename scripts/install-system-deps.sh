@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the product and its tests use, if any is missing:
 # browsers to test in, an X server and window tools for desktop work, notify-send, and a
-# notification daemon (dunst) for the tests to send notifications to.
+# notification daemon (dunst) for the tests to send notifications to, and Mono's C# compiler (mono-mcs)
+# to compile-check the Windows adapter's Win32 helper.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst procps)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst procps mono-mcs)
 # Commands that tell whether each package is there, in the same order.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst pgrep)
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst pgrep mcs)
 
 missing=()
 for i in "${!packages[@]}"; do
