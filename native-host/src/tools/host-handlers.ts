@@ -1,4 +1,5 @@
 import { createAppHandlers } from './apps/index.js';
+import { createFileHandlers } from './files/index.js';
 import { createSystemHandlers } from './system/index.js';
 import { systemInfoHandler } from './system-info.js';
 import { notImplementedYet, type HandlerGroup, type HostHandlers, type HostServices } from './types.js';
@@ -20,7 +21,8 @@ export interface HostToolSet {
 export function createHostHandlers(services: HostServices): HostToolSet {
   const apps = createAppHandlers(services);
   const system = createSystemHandlers(services);
-  const groups: HandlerGroup<never>[] = [apps, system];
+  const files = createFileHandlers(services);
+  const groups: HandlerGroup<never>[] = [apps, system, files];
   const handlers = {
     screenshot: desktop('Taking screenshots'),
     screen_ocr: desktop('Reading text on screen (OCR)'),
@@ -37,13 +39,7 @@ export function createHostHandlers(services: HostServices): HostToolSet {
     ...apps.handlers,
     bash_execute: desktop('Running shell commands'),
     bash_session: desktop('Managing shell sessions'),
-    file_read: desktop('Reading files'),
-    file_write: desktop('Writing files'),
-    file_edit: desktop('Editing files'),
-    file_search: desktop('Searching files'),
-    file_watch: desktop('Watching files'),
-    create_directory: desktop('Creating folders'),
-    delete_file: desktop('Deleting files'),
+    ...files.handlers,
     ...system.handlers,
     system_info: systemInfoHandler,
     ask_user: notImplementedYet(5, 'Asking the person (it belongs to agent runs)'),

@@ -5,12 +5,13 @@ import { ALL_PLATFORMS, defineTool } from './define-tool.js';
 const pathSchema = z
   .string()
   .min(1)
-  .describe('Absolute path, or relative to the working directory; ~ is the home directory');
+  .describe('Absolute path, or relative to the home directory; ~ is the home directory');
 
 export const fileRead = defineTool({
   name: 'file_read',
   title: 'Read a file',
-  description: 'Read a text file, optionally a range of lines. Lines are numbered from 1.',
+  description:
+    'Read a text file, optionally a range of lines (numbered from 1). Without `limit` at most 2000 lines come back; `truncated` says there is more, `total_lines` how many there are. Binary files are refused.',
   category: 'files',
   risk: 'medium',
   effect: 'read',
@@ -66,7 +67,8 @@ export const fileEdit = defineTool({
 export const fileSearch = defineTool({
   name: 'file_search',
   title: 'Search files',
-  description: 'Find files by name (glob pattern) or by content (regular expression) under a directory.',
+  description:
+    'Find files by name (glob pattern) or by content (regular expression) under a directory. Dependency and version-control folders (node_modules, .git…) and binary files are skipped; symbolic links are not followed.',
   category: 'files',
   risk: 'low',
   effect: 'read',
@@ -75,7 +77,12 @@ export const fileSearch = defineTool({
   input: z
     .object({
       directory: pathSchema,
-      pattern: z.string().min(1).describe('Glob for names, regular expression for content'),
+      pattern: z
+        .string()
+        .min(1)
+        .describe(
+          'For names: a glob; without a slash it matches a name at any depth ("*.ts"), with one the path relative to the directory ("src/**/*.ts"). For content: a JavaScript regular expression matched per line ("(?i)" at the start ignores case).',
+        ),
       type: z.enum(['name', 'content']).default('name'),
       max_results: z.number().int().positive().max(1000).default(50),
     })
@@ -89,6 +96,8 @@ export const fileSearch = defineTool({
       }),
     ),
     truncated: z.boolean(),
+    /** Why the list is incomplete (too many results, the search budget) and what was skipped. */
+    message: z.string().optional(),
   }),
 });
 

@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+
+import { AppError } from '@nextai/shared';
+
+import { isPathInside, pathApiFor } from '../../policy/guards/paths.js';
+import { resolvePath, type ResolvedPath } from '../../policy/guards/resolve.js';
+import type { HostServices } from '../types.js';
+
+/**
+ * Where a file tool's path lands. Resolved exactly as the policy's file guard resolves it
+ * (policy/assess-env.ts: working directory = the home directory), so the path the guard judged
+ * is the path that is opened: `~` and relative paths from the home directory, `..` and every
+ * symlink followed (`real`).
+ */
+export function locate(services: HostServices, input: string): ResolvedPath {
+  return resolvePath(input, services.homeDir, services.homeDir, services.platform);
+}
+
+/**
+ * For operations on the name itself (delete, trash): the folder holding it resolved, the last
+ * name kept — so deleting a symlink removes the link, as `rm` does, not what it points to.
+ */
+export function locateEntry(services: HostServices, input: string): string {
+  const api = pathApiFor(services.platform);
+  const { absolute } = locate(services, input);
+  const parent = api.dirname(absolute);
+  if (parent === absolute) return absolute;
+  return api.join(
+    resolvePath(parent, services.homeDir, services.homeDir, services.platform).real,
+    api.basename(absolute),
+  );
+}
+
+/** lstat/stat that answers undefined for "nothing there" and a clear AppError for the rest. */
+export async function statOrUndefined(file: string, follow = true): Promise<fs.Stats | undefined> {
+  try {
+    return follow ? await fs.promises.stat(file) : await fs.promises.lstat(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw fsError(error, file);
+  }
+}
+
+export function notFound(file: string, input: string): AppError {
+  const shown = file === input ? file : `${input} (${file})`;
+  return new AppError('NOT_FOUND', `${shown} does not exist. Check the path, or use file_search to find the file.`, {
+    details: { path: file },
+  });
+}
+
+/** A file-system error as an AppError that says what happened to which path. */
+export function fsError(error: unknown, file: string, doing = 'access'): AppError {
+  if (error instanceof AppError) return error;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const details = { path: file, code };
+  switch (code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new AppError('NOT_FOUND', `Cannot ${doing} ${file}: it (or a folder above it) does not exist.`, {
+        cause: error,
+        details,
+      });
+    case 'EACCES':
+    case 'EPERM':
+      return new AppError('PERMISSION_DENIED', `Cannot ${doing} ${file}: the system refused access (${code}).`, {
+        cause: error,
+        details,
+      });
+    case 'EROFS':
+      return new AppError('NOT_WRITABLE', `Cannot ${doing} ${file}: it is on a read-only file system.`, {
+        cause: error,
+        details,
+      });
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new AppError('TOOL_FAILED', `Cannot ${doing} ${file}: the disk is full (${code}).`, {
+        cause: error,
+        details,
+      });
+    case 'EISDIR':
+      return new AppError('INVALID_INPUT', `Cannot ${doing} ${file}: it is a directory.`, { cause: error, details });
+    default:
+      return new AppError('TOOL_FAILED', `Cannot ${doing} ${file}: ${(error as Error).message}`, {
+        cause: error,
+        details,
+      });
+  }
+}
+
+/**
+ * Folders a deletion must never take, whatever the policy allows: the root, the home directory,
+ * NextAI's data directory — and anything that contains one of them.
+ */
+export function refuseVital(services: HostServices, target: string): void {
+  const { platform } = services;
+  const api = pathApiFor(platform);
+  const vital: { path: string; what: string }[] = [
+    { path: api.parse(target).root, what: 'the root of the file system' },
+    { path: services.homeDir, what: 'your home directory' },
+    { path: services.paths.dataDir, what: "NextAI's data directory" },
+  ];
+  for (const entry of vital) {
+    for (const spelling of spellings(services, entry.path)) {
+      if (isPathInside(spelling, target, platform)) {
+        const which = isPathInside(target, spelling, platform) ? 'is' : 'contains';
+        throw new AppError(
+          'PERMISSION_DENIED',
+          `${target} ${which} ${entry.what}; NextAI never deletes that. Delete the files inside it one by one instead.`,
+          { details: { path: target, protected: spelling } },
+        );
+      }
+    }
+  }
+}
+
+/** A folder as written and as it really is (home may be reached through a symlink). */
+function spellings(services: HostServices, folder: string): string[] {
+  try {
+    const real = resolvePath(folder, services.homeDir, services.homeDir, services.platform).real;
+    return real === folder ? [folder] : [folder, real];
+  } catch {
+    // Unresolvable (permissions): the spelling as written is still compared.
+    return [folder];
+  }
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { securityConfigSchema, type EventData, type SecurityConfig } from '@nextai/shared';
+
+import { dataPaths } from '../../paths.js';
+import type { Desktop } from '../../platform/desktop.js';
+import { createFakeDesktop } from '../../platform/fake-desktop.js';
+import { createLinuxTrash } from '../../platform/linux/trash.js';
+import { testServices } from '../test-support.js';
+import type { HostServices } from '../types.js';
+
+export interface FileFixture {
+  /** A fresh folder standing in for the home directory. */
+  home: string;
+  dataDir: string;
+  /** XDG_DATA_HOME of the real Linux trash used by the services. */
+  dataHome: string;
+  services: HostServices;
+  events: EventData<'file.changed'>[];
+  /** Writes a file under home (parents created) and returns its absolute path. */
+  put(relative: string, content: string | Buffer): string;
+  cleanup(): void;
+}
+
+/** Services around a temporary home, data directory and a real freedesktop trash in a temporary XDG_DATA_HOME. */
+export function fileFixture(options: { security?: Partial<SecurityConfig>; desktop?: Desktop } = {}): FileFixture {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nextai-files-')));
+  const home = path.join(root, 'home');
+  const dataDir = path.join(home, '.nextai-agent');
+  const dataHome = path.join(root, 'xdg-data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const base = createFakeDesktop().desktop;
+  const desktop = options.desktop ?? { ...base, trash: createLinuxTrash({ XDG_DATA_HOME: dataHome }, home) };
+  const events: EventData<'file.changed'>[] = [];
+  const security = securityConfigSchema.parse({ ...options.security });
+  const services: HostServices = {
+    ...testServices(desktop),
+    platform: 'linux',
+    paths: dataPaths(dataDir, 'linux', 'test'),
+    security: () => security,
+    homeDir: home,
+    emit: (type, data) => {
+      if (type === 'file.changed') events.push(data as EventData<'file.changed'>);
+    },
+  };
+  return {
+    home,
+    dataDir,
+    dataHome,
+    services,
+    events,
+    put(relative, content) {
+      const file = path.join(home, relative);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, content);
+      return file;
+    },
+    cleanup() {
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `condition` until it holds or the deadline passes (no fixed sleeps). */
+export async function waitFor<T>(condition: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = condition();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
