@@ -4,15 +4,13 @@
 // the top of its file. CI runs on Linux, where only command construction, parsing and the C#
 // compile are exercised.
 import type { Desktop } from '../desktop.js';
-import { unavailableAdapter } from '../unavailable.js';
 import { createWindowsClipboard } from './clipboard.js';
 import { createWindowsInput } from './input.js';
 import { createWindowsNotifications } from './notifications.js';
 import { persistentPowerShellHost, type WindowsAdapterOptions } from './powershell.js';
 import { createWindowsScreen } from './screen.js';
+import { createWindowsTrash } from './trash.js';
 import { createWindowsWindows } from './windows.js';
-
-const TRASH_NOT_YET = 'Moving files to the Recycle Bin is not implemented yet on Windows (issue #4).';
 
 /**
  * One persistent powershell.exe serves every script of this desktop (the C# helper compiles once
@@ -27,6 +25,6 @@ export function createWindowsDesktop(options: WindowsAdapterOptions = {}): Deskt
     windows: createWindowsWindows(shared),
     clipboard: createWindowsClipboard(shared),
     notifications: createWindowsNotifications(options.exec ? { exec: options.exec } : {}),
-    trash: unavailableAdapter(TRASH_NOT_YET),
+    trash: createWindowsTrash(),
   };
 }
