@@ -5,7 +5,7 @@ import { AppError, type ToolInput, type ToolOutput } from '@nextai/shared';
 
 import { pathApiFor } from '../../policy/guards/paths.js';
 import type { HostServices } from '../types.js';
-import { locate, notFound, statOrUndefined } from './locate.js';
+import { fsError, locate, notFound, statOrUndefined } from './locate.js';
 import { hasSkipMarker, SKIPPED_DIRECTORIES } from './search.js';
 
 type Change = 'create' | 'modify' | 'delete';
@@ -123,7 +123,7 @@ export class FileWatches {
     } catch (error) {
       this.close(watch);
       this.watches.delete(watch.id);
-      throw error;
+      throw fsError(error, real, 'watch');
     }
     const what = watch.single
       ? 'the file'
@@ -183,7 +183,13 @@ export class FileWatches {
         watch.capped = true;
         return;
       }
-      this.watchFolder(watch, current);
+      try {
+        this.watchFolder(watch, current);
+      } catch (error) {
+        // An unreadable or vanished subfolder is left out; the watch's own folder and the system limit are errors.
+        if (current === watch.path || (error instanceof AppError && error.code === 'UNAVAILABLE')) throw error;
+        continue;
+      }
       let entries: fs.Dirent[];
       try {
         entries = await fs.promises.readdir(current, { withFileTypes: true });
