@@ -13,6 +13,10 @@ missing=()
 for i in "${!packages[@]}"; do
   command -v "${commands[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
 done
+# A font with Chinese glyphs, for the OCR tests that render Chinese text (any CJK font will do).
+if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
+  missing+=(fonts-droid-fallback)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -1,5 +1,6 @@
 import { createAppHandlers } from './apps/index.js';
 import { createFileHandlers } from './files/index.js';
+import { createScreenHandlers } from './screen/index.js';
 import { createSystemHandlers } from './system/index.js';
 import { systemInfoHandler } from './system-info.js';
 import { notImplementedYet, type HandlerGroup, type HostHandlers, type HostServices } from './types.js';
@@ -22,11 +23,10 @@ export function createHostHandlers(services: HostServices): HostToolSet {
   const apps = createAppHandlers(services);
   const system = createSystemHandlers(services);
   const files = createFileHandlers(services);
-  const groups: HandlerGroup<never>[] = [apps, system, files];
+  const screen = createScreenHandlers(services);
+  const groups: HandlerGroup<never>[] = [apps, system, files, screen];
   const handlers = {
-    screenshot: desktop('Taking screenshots'),
-    screen_ocr: desktop('Reading text on screen (OCR)'),
-    element_locate: desktop('Locating elements on screen'),
+    ...screen.handlers,
     mouse_move: desktop('Moving the mouse'),
     left_click: desktop('Clicking'),
     right_click: desktop('Right-clicking'),

@@ -7,7 +7,7 @@ export const screenshot = defineTool({
   name: 'screenshot',
   title: 'Take a screenshot',
   description:
-    'Capture the whole screen, one window (by title) or a region. The image is scaled so its long edge is at most 1568 px; `scale` says how screen pixels map to image pixels, and coordinates you send to mouse tools are in image pixels.',
+    'Capture the whole screen, one window (by title or id) or a region. The image is scaled so its long edge is at most 1568 px and its area at most 1.15 megapixels; `scale` says how screen pixels map to image pixels. The latest screenshot is the coordinate space: coordinates you send to mouse tools, and regions, are pixels of it. A window is captured as it appears on screen (bring it to the front first if it is covered). `changed` says whether anything changed since the previous screenshot of the same area, and `changed_region` where.',
   category: 'screen',
   risk: 'low',
   effect: 'read',
@@ -16,8 +16,14 @@ export const screenshot = defineTool({
   input: z
     .object({
       mode: z.enum(['fullscreen', 'window', 'region']).default('fullscreen'),
-      window_title: z.string().min(1).optional().describe('Window title or part of it (mode "window")'),
-      region: regionSchema.optional().describe('Area to capture (mode "region")'),
+      window_title: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Window title or part of it, or a window id from app_list (mode "window"; implies it)'),
+      region: regionSchema
+        .optional()
+        .describe('Area to capture, in pixels of the latest screenshot (mode "region"; implies it)'),
       format: z.enum(['png', 'jpeg']).default('jpeg'),
       quality: z.number().int().min(0).max(100).default(80).describe('JPEG quality'),
     })
@@ -29,6 +35,13 @@ export const screenshot = defineTool({
     height: z.number().int(),
     scale: z.number().describe('Image pixels per screen pixel'),
     timestamp: z.number().int(),
+    changed: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the screen changed since the previous screenshot of the same area (absent when there is none)',
+      ),
+    changed_region: boundsSchema.optional().describe('Bounding box of what changed, in pixels of this image'),
   }),
 });
 
@@ -36,7 +49,7 @@ export const screenOcr = defineTool({
   name: 'screen_ocr',
   title: 'Read text on screen',
   description:
-    'Recognise text on the screen (or in a given image or region) fully offline. Returns the text and blocks with bounds and confidence.',
+    'Recognise text on the screen (or in a given image or region) fully offline. Returns the text and one block per line with bounds and confidence. Bounds and `region` are in pixels of the latest screenshot (ready for mouse tools), or of `image` when one is given. "auto" reads English and re-reads unsure lines as Chinese too.',
   category: 'screen',
   risk: 'low',
   effect: 'read',
@@ -44,7 +57,10 @@ export const screenOcr = defineTool({
   runsIn: 'host',
   input: z
     .object({
-      image: z.string().optional().describe('Base64 image; the screen is captured when omitted'),
+      image: z
+        .string()
+        .optional()
+        .describe('Base64 image or a blob: reference from screenshot; the screen is captured when omitted'),
       language: z.string().default('auto').describe('"auto", "eng", "chi_sim" or "eng+chi_sim"'),
       region: regionSchema.optional(),
     })
@@ -65,7 +81,7 @@ export const elementLocate = defineTool({
   name: 'element_locate',
   title: 'Find an element on screen',
   description:
-    'Find a UI element described in words (for example "the Submit button") and return its centre and bounds, ready for a click.',
+    'Find a UI element described in words (for example "the Submit button") by the text it shows, and return its centre and bounds in pixels of the latest screenshot, ready for a click (or of `image` when one is given).',
   category: 'screen',
   risk: 'low',
   effect: 'read',
@@ -74,11 +90,15 @@ export const elementLocate = defineTool({
   input: z
     .object({
       description: z.string().min(1),
-      image: z.string().optional().describe('Base64 image; the screen is captured when omitted'),
+      image: z
+        .string()
+        .optional()
+        .describe('Base64 image or a blob: reference from screenshot; the screen is captured when omitted'),
     })
     .strict(),
   output: z.object({
     found: z.boolean(),
+    message: z.string().optional().describe('When nothing was found: what was seen instead'),
     elements: z.array(
       z.object({
         description: z.string(),
