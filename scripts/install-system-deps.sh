@@ -5,9 +5,9 @@
 # to compile-check the Windows adapter's Win32 helper.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst procps mono-mcs)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst libglib2.0-bin procps mono-mcs)
 # Commands that tell whether each package is there, in the same order.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst pgrep mcs)
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst gio pgrep mcs)
 
 missing=()
 for i in "${!packages[@]}"; do

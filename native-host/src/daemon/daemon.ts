@@ -121,7 +121,7 @@ export class Daemon {
       cancelPendingApprovals: (reason) => {
         for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
       },
-      releaseInputs: () => releaseHeldInputs(platform),
+      releaseInputs: () => releaseHeldInputs(desktop),
       notify: async (title, body) => {
         const sent = await notify(title, body);
         return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;

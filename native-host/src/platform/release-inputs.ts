@@ -1,36 +1,13 @@
-import type { Platform } from '@nextai/shared';
-
-import { runCommand } from '../subprocess.js';
-
-const MODIFIERS = [
-  'shift',
-  'ctrl',
-  'alt',
-  'super',
-  'Shift_L',
-  'Shift_R',
-  'Control_L',
-  'Control_R',
-  'Alt_L',
-  'Alt_R',
-  'Super_L',
-  'Super_R',
-];
+import type { Desktop } from './desktop.js';
 
 /**
  * Releases keys and mouse buttons the agent may be holding (an emergency stop during a drag or
- * a shortcut must not leave them down). Returns what it did, or why it could not.
+ * a shortcut must not leave them down), through the desktop's own input adapter. Returns what it
+ * did, or why it could not — it never throws: the emergency stop goes on regardless.
  */
-export async function releaseHeldInputs(platform: Platform, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (platform !== 'linux') {
-    // TODO(#4): the macOS and Windows input adapters release through their own APIs.
-    return `not supported on ${platform} yet`;
-  }
-  if (!env.DISPLAY) return 'nothing to release: no X display';
+export async function releaseHeldInputs(desktop: Desktop): Promise<string> {
   try {
-    await runCommand('xdotool', ['keyup', ...MODIFIERS], { timeoutMs: 1000 });
-    for (const button of ['1', '2', '3']) await runCommand('xdotool', ['mouseup', button], { timeoutMs: 1000 });
-    return 'released modifier keys and mouse buttons';
+    return await desktop.input.releaseAll();
   } catch (error) {
     return `could not release inputs: ${(error as Error).message}`;
   }

@@ -1,5 +1,6 @@
 import { createAppHandlers } from './apps/index.js';
 import { createFileHandlers } from './files/index.js';
+import { createInputHandlers } from './input/index.js';
 import { createScreenHandlers } from './screen/index.js';
 import { createSystemHandlers } from './system/index.js';
 import { systemInfoHandler } from './system-info.js';
@@ -23,19 +24,12 @@ export function createHostHandlers(services: HostServices): HostToolSet {
   const apps = createAppHandlers(services);
   const system = createSystemHandlers(services);
   const files = createFileHandlers(services);
+  const input = createInputHandlers(services);
   const screen = createScreenHandlers(services);
   const groups: HandlerGroup<never>[] = [apps, system, files, screen];
   const handlers = {
     ...screen.handlers,
-    mouse_move: desktop('Moving the mouse'),
-    left_click: desktop('Clicking'),
-    right_click: desktop('Right-clicking'),
-    double_click: desktop('Double-clicking'),
-    mouse_drag: desktop('Dragging'),
-    scroll: desktop('Scrolling'),
-    type_text: desktop('Typing text'),
-    key_press: desktop('Pressing keys'),
-    hotkey: desktop('Sending hotkeys'),
+    ...input.handlers,
     ...apps.handlers,
     bash_execute: desktop('Running shell commands'),
     bash_session: desktop('Managing shell sessions'),
