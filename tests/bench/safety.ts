@@ -2,8 +2,9 @@
  * Safety benchmarks (issue #3), run in-process with the real daemon parts:
  *   - the policy decision for a typical shell command (input analysis with the bash grammar and
  *     the guards, then decide()), p50 — goal ≤ 1 ms;
- *   - emergency-stop latency with 8 tool calls in flight, each a real process group
- *     (`sleep`), from the stop request until every call has ended, p50/p99 — goal p99 ≤ 200 ms.
+ *   - emergency-stop latency with 8 tool calls in flight, each a `sleep` in its own terminal
+ *     session (the real bash_execute), from the stop request until every call has ended,
+ *     p50/p99 — goal p99 ≤ 200 ms.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +22,9 @@ import { assessInput } from '../../native-host/src/policy/assess.js';
 import { decide } from '../../native-host/src/policy/decide.js';
 import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
+import { createTerminalHandlers } from '../../native-host/src/tools/terminal/index.js';
+import { testContext, testServices } from '../../native-host/src/tools/test-support.js';
 import type { HostHandlers } from '../../native-host/src/tools/types.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -70,17 +73,14 @@ export async function benchEmergencyStop(): Promise<string[]> {
   // Full auto, so `sleep` runs without asking: the stop is what is measured.
   fs.writeFileSync(paths.configFile, JSON.stringify({ projects: { default_approval_template: 'full-auto' } }));
   const marker = `9${process.pid}`;
-  // A minimal terminal tool for the bench: the real one lands with issue #4. Its process group
-  // is what the emergency stop has to kill.
-  const handlers = {
-    bash_execute: async (input, context) => {
-      const result = await runCommand('bash', ['--norc', '-c', input.command], {
-        signal: context.signal,
-        timeoutMs: 120_000,
-      });
-      return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode, session_id: 'bench' };
-    },
-  } satisfies Partial<HostHandlers>;
+  // The real terminal tool, one session per call in flight (calls in one session run one after
+  // another). What the stop has to end is each session's running command and what it started.
+  const terminal = createTerminalHandlers(testServices(createFakeDesktop().desktop));
+  const sessions = Array.from({ length: IN_FLIGHT }, (_, index) => `stop-${index}`);
+  for (const session_id of sessions) {
+    await terminal.handlers.bash_session({ action: 'create', session_id, shell: 'bash' }, testContext());
+  }
+  const handlers = { ...terminal.handlers } satisfies Partial<HostHandlers>;
   const log = createLogger({ component: 'bench', level: 'error' });
   const daemon = await Daemon.start({ paths, platform: currentPlatform(), log, handlers });
   const client = await DaemonClient.connect(paths, { start: false, client: { kind: 'test', name: 'bench' } });
@@ -88,10 +88,10 @@ export async function benchEmergencyStop(): Promise<string[]> {
   const observed: number[] = [];
   try {
     for (let round = 0; round < STOP_ROUNDS; round++) {
-      const calls = Array.from({ length: IN_FLIGHT }, () =>
+      const calls = sessions.map((session_id) =>
         client.peer.request(
           'tools.call',
-          { name: 'bash_execute', input: { command: `sleep ${marker}.${round}` } },
+          { name: 'bash_execute', input: { command: `sleep ${marker}.${round}`, session_id } },
           { timeoutMs: 60_000 },
         ),
       );
@@ -108,6 +108,7 @@ export async function benchEmergencyStop(): Promise<string[]> {
   } finally {
     client.close();
     await daemon.stop('bench done');
+    await terminal.dispose?.();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const inDaemon = summarize(ended);

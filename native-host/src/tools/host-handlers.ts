@@ -4,9 +4,8 @@ import { createInputHandlers } from './input/index.js';
 import { createScreenHandlers } from './screen/index.js';
 import { createSystemHandlers } from './system/index.js';
 import { systemInfoHandler } from './system-info.js';
+import { createTerminalHandlers } from './terminal/index.js';
 import { notImplementedYet, type HandlerGroup, type HostHandlers, type HostServices } from './types.js';
-
-const desktop = (what: string) => notImplementedYet(4, what);
 
 /** The host's tools with what they share, and how to end what they keep running. */
 export interface HostToolSet {
@@ -24,15 +23,15 @@ export function createHostHandlers(services: HostServices): HostToolSet {
   const apps = createAppHandlers(services);
   const system = createSystemHandlers(services);
   const files = createFileHandlers(services);
+  const terminal = createTerminalHandlers(services);
   const input = createInputHandlers(services);
   const screen = createScreenHandlers(services);
-  const groups: HandlerGroup<never>[] = [apps, system, files, screen];
+  const groups: HandlerGroup<never>[] = [apps, system, terminal, files, screen];
   const handlers = {
     ...screen.handlers,
     ...input.handlers,
     ...apps.handlers,
-    bash_execute: desktop('Running shell commands'),
-    bash_session: desktop('Managing shell sessions'),
+    ...terminal.handlers,
     ...files.handlers,
     ...system.handlers,
     system_info: systemInfoHandler,

@@ -13,7 +13,7 @@ export const bashExecute = defineTool({
   name: 'bash_execute',
   title: 'Run a shell command',
   description:
-    'Run a command in a persistent shell session: `cd` and exported variables persist between calls of the same session. stdout, stderr and the exit code come back separately; long output is truncated with a notice.',
+    'Run a command in a persistent shell session: `cd` and exported variables persist between calls of the same session. stdout, stderr and the exit code come back separately; long output is truncated with a notice. stdin is empty (a command waiting for input gets end-of-file) and there is no pager; a command still running at the time-out is killed with everything it started.',
   category: 'terminal',
   risk: 'high',
   effect: 'destructive',
@@ -40,6 +40,12 @@ export const bashExecute = defineTool({
     session_id: z.string(),
     timed_out: z.boolean().optional(),
     truncated: z.boolean().optional(),
+    notices: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'What the host did or saw besides the streams: a time-out, a restarted shell, text sent to the terminal',
+      ),
   }),
 });
 

@@ -74,13 +74,18 @@ export class OutputCollector {
     }
     const head = Buffer.concat(this.head);
     const kept = tail.subarray(Math.max(0, tail.length - this.tailCap));
-    const headText = head.subarray(0, completeUtf8Length(head)).toString('utf8');
-    const tailText = kept.subarray(leadingContinuationBytes(kept)).toString('utf8');
-    const omitted = this.total - head.length - kept.length;
+    // A character cut at either edge is left out whole, and counted as omitted.
+    const shownHead = head.subarray(0, completeUtf8Length(head));
+    const shownTail = kept.subarray(leadingContinuationBytes(kept));
+    const omitted = this.total - shownHead.length - shownTail.length;
     const notice =
-      `\n[… ${omitted} bytes omitted: the output was ${this.total} bytes; the first ${head.length} ` +
-      `and the last ${kept.length} are shown. Redirect it to a file and read parts of it to see more …]\n`;
-    return { text: headText + notice + tailText, truncated: true, totalBytes: this.total };
+      `\n[… ${omitted} bytes omitted: the output was ${this.total} bytes; the first ${shownHead.length} ` +
+      `and the last ${shownTail.length} are shown. Redirect it to a file and read parts of it to see more …]\n`;
+    return {
+      text: shownHead.toString('utf8') + notice + shownTail.toString('utf8'),
+      truncated: true,
+      totalBytes: this.total,
+    };
   }
 }
 

@@ -45,6 +45,8 @@ export interface LinuxStat {
   ppid: number;
   processGroup: number;
   session: number;
+  /** The foreground process group of its controlling terminal (-1 without one). */
+  foregroundGroup: number;
   startTicks: number;
 }
 
@@ -65,6 +67,7 @@ export function parseLinuxStat(text: string): LinuxStat | undefined {
     ppid: field(4),
     processGroup: field(5),
     session: field(6),
+    foregroundGroup: field(8),
     startTicks: field(22),
   };
   return Number.isInteger(stat.pid) && Number.isInteger(stat.session) && Number.isInteger(stat.startTicks)
@@ -74,6 +77,11 @@ export function parseLinuxStat(text: string): LinuxStat | undefined {
 
 /** Live (not zombie) processes of Linux session `sessionId`, read from /proc. */
 export function linuxSessionProcesses(sessionId: number, procRoot = '/proc'): LinuxStat[] {
+  return linuxProcesses(procRoot).filter((stat) => stat.session === sessionId);
+}
+
+/** Every live (not zombie) process, read from /proc. */
+export function linuxProcesses(procRoot = '/proc'): LinuxStat[] {
   const found: LinuxStat[] = [];
   for (const entry of fs.readdirSync(procRoot)) {
     if (!/^\d+$/.test(entry)) continue;
@@ -85,7 +93,7 @@ export function linuxSessionProcesses(sessionId: number, procRoot = '/proc'): Li
       continue;
     }
     const stat = parseLinuxStat(text);
-    if (stat && stat.session === sessionId && stat.state !== 'Z' && stat.state !== 'X') found.push(stat);
+    if (stat && stat.state !== 'Z' && stat.state !== 'X') found.push(stat);
   }
   return found;
 }
@@ -171,13 +179,19 @@ export interface ProcessControl {
   /** A point in time to pass to killStartedSince (taken when a call starts). */
   callStart(): number;
   /**
-   * Kills what the session's shell started since `since` (not the shell itself), repeatedly,
-   * until nothing is left (a process may fork while it is being killed). Resolves with how many
-   * were killed.
+   * Kills what the session's shell started since `since` (not the shell itself), looking again
+   * until nothing new is found (a process may fork while it is being killed). `beforeKill` runs
+   * each time something is about to be killed. Resolves with the pids signalled.
    */
-  killStartedSince(shellPid: number, since: number): Promise<number>;
+  killStartedSince(shellPid: number, since: number, beforeKill?: () => void): Promise<number[]>;
   /** Kills everything in the session, the shell included. */
   killSession(shellPid: number): Promise<void>;
+  /**
+   * Signals the job the shell is waiting for right now: the terminal's foreground process group,
+   * never the shell's own. SIGINT there is Ctrl-C: a job that dies of it makes bash drop the rest
+   * of the sourced file, where one killed by SIGKILL lets the shell go on with the next command.
+   */
+  signalForeground?(shellPid: number, signal: NodeJS.Signals): void;
   /** Whether killStartedSince leaves the shell running (else the session must restart). */
   readonly keepsShell: boolean;
 }
@@ -188,24 +202,54 @@ const KILL_ROUND_PAUSE_MS = 5;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function linuxProcessControl(procRoot = '/proc'): ProcessControl {
-  const killWhere = async (shellPid: number, keep: (stat: LinuxStat) => boolean) => {
-    let killed = 0;
+  /**
+   * SIGKILLs the matching processes, then looks again for ones forked meanwhile, until a look finds
+   * nothing new. A process with SIGKILL pending can no longer fork (the kernel aborts the fork),
+   * so once a look finds only processes already signalled, nothing more can appear. Those may
+   * still be dying (not yet zombies): waiting for that is not needed and cost tens of
+   * milliseconds on a busy machine.
+   */
+  // One look at /proc serves every session that asks before it is taken: an emergency stop ends
+  // many sessions at once, and each look costs milliseconds of this thread.
+  let nextLook: Promise<LinuxStat[]> | undefined;
+  const look = () =>
+    (nextLook ??= new Promise((resolve) => {
+      setImmediate(() => {
+        nextLook = undefined;
+        resolve(linuxProcesses(procRoot));
+      });
+    }));
+  const killWhere = async (shellPid: number, keep: (stat: LinuxStat) => boolean, beforeKill?: () => void) => {
+    const looked = new Set<number>();
+    const killed: number[] = [];
     for (let round = 0; round < KILL_ROUNDS; round += 1) {
-      const targets = linuxSessionProcesses(shellPid, procRoot).filter((stat) => !keep(stat));
-      if (targets.length === 0) return killed;
-      killed += signalAll(
-        targets.map((stat) => stat.pid),
-        'SIGKILL',
+      const targets = (await look()).filter(
+        (stat) => stat.session === shellPid && !keep(stat) && !looked.has(stat.pid),
       );
-      await pause(KILL_ROUND_PAUSE_MS);
+      if (targets.length === 0) break;
+      beforeKill?.();
+      for (const stat of targets) {
+        looked.add(stat.pid);
+        if (signalAll([stat.pid], 'SIGKILL') > 0) killed.push(stat.pid);
+      }
     }
     return killed;
   };
   return {
     keepsShell: true,
     callStart: linuxTicksNow,
-    killStartedSince: (shellPid, since) =>
-      killWhere(shellPid, (stat) => stat.pid === shellPid || stat.startTicks < since),
+    signalForeground: (shellPid, signal) => {
+      let stat: LinuxStat | undefined;
+      try {
+        stat = parseLinuxStat(fs.readFileSync(`${procRoot}/${shellPid}/stat`, 'utf8'));
+      } catch {
+        return;
+      }
+      const group = stat?.foregroundGroup ?? -1;
+      if (group > 0 && group !== stat?.processGroup) signalAll([-group], signal);
+    },
+    killStartedSince: (shellPid, since, beforeKill) =>
+      killWhere(shellPid, (stat) => stat.pid === shellPid || stat.startTicks < since, beforeKill),
     killSession: async (shellPid) => {
       await killWhere(shellPid, () => false);
     },
@@ -218,20 +262,19 @@ export function macProcessControl(): ProcessControl {
   return {
     keepsShell: true,
     callStart: () => Date.now(),
-    killStartedSince: async (shellPid, since) => {
-      let killed = 0;
+    killStartedSince: async (shellPid, since, beforeKill) => {
+      // Counted once each, however many rounds a process takes to die.
+      const killed = new Set<number>();
       for (let round = 0; round < KILL_ROUNDS; round += 1) {
         // Elapsed times are whole seconds: one more second keeps nothing of this call alive.
         const limit = Math.ceil((Date.now() - since) / 1000) + 1;
         const targets = (await list(shellPid)).filter((entry) => entry.elapsedSeconds <= limit);
-        if (targets.length === 0) return killed;
-        killed += signalAll(
-          targets.map((entry) => entry.pid),
-          'SIGKILL',
-        );
+        if (targets.length === 0) break;
+        beforeKill?.();
+        for (const entry of targets) if (signalAll([entry.pid], 'SIGKILL') > 0) killed.add(entry.pid);
         await pause(KILL_ROUND_PAUSE_MS);
       }
-      return killed;
+      return [...killed];
     },
     killSession: async (shellPid) => {
       signalAll(
@@ -257,7 +300,7 @@ export function windowsProcessControl(): ProcessControl {
     callStart: () => Date.now(),
     killStartedSince: async (shellPid) => {
       await killTree(shellPid);
-      return 1;
+      return [shellPid];
     },
     killSession: killTree,
   };

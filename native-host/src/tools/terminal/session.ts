@@ -70,14 +70,24 @@ interface ShellExit {
   signal?: number;
 }
 
-type Outcome = { kind: 'done' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'abort' };
+/**
+ * How a call ended: its end markers came (`done`), the shell exited, the time ran out, the call
+ * was cancelled, or the shell left the call file without writing its markers (`abandoned`: it
+ * was interrupted, e.g. by `kill -INT $$`, and went back to reading input).
+ */
+type Outcome =
+  { kind: 'done' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'abort' } | { kind: 'abandoned'; status: number };
 
 /** How long a shell may take to start and say it is ready. */
 const START_TIMEOUT_MS = 10_000;
-/** After the command's processes are killed, how long the shell has to write its end markers. */
-const SETTLE_MS = 500;
 /** After an interrupt, how long the shell has to answer before the whole session is ended. */
 const RESYNC_MS = 1_000;
+/** How long one typed resync line is given before it is typed again. */
+const RESYNC_RETRY_MS = 40;
+/** While waiting for a resync answer, how often it is looked for. */
+const RESYNC_SLICE_MS = 20;
+/** While a stopped call's shell has not answered, how often what the call started is killed again. */
+const KILL_AGAIN_MS = 100;
 /** After the end markers, how long the FIFOs may stay open before a background job is assumed. */
 const EOF_GRACE_MS = 25;
 /** After the shell exited, how long the streams may take to drain. */
@@ -298,18 +308,23 @@ export class ShellSession {
   }
 
   /** Resolves true when `marker` appears on the pty, false after `ms`. */
-  private waitForTerminal(marker: string, ms: number): Promise<boolean> {
+  private async waitForTerminal(marker: string, ms: number): Promise<boolean> {
+    return (await this.watchTerminal((text) => (text.includes(marker) ? true : undefined), ms)) ?? false;
+  }
+
+  /** Resolves with what `find` finds in the pty's text once it finds something, undefined after `ms`. */
+  private watchTerminal<T>(find: (text: string) => T | undefined, ms: number): Promise<T | undefined> {
     return new Promise((resolve) => {
       const check = () => {
-        if (!this.terminalText.includes(marker)) return;
-        finish(true);
+        const found = find(this.terminalText);
+        if (found !== undefined) settle(found);
       };
-      const finish = (value: boolean) => {
+      const settle = (value: T | undefined) => {
         clearTimeout(timer);
         this.terminalWatchers.delete(check);
         resolve(value);
       };
-      const timer = setTimeout(() => finish(false), ms);
+      const timer = setTimeout(() => settle(undefined), ms);
       this.terminalWatchers.add(check);
       check();
     });
@@ -356,11 +371,18 @@ export class ShellSession {
     shell.pty.write(posixSourceLine(callFile));
 
     const notices: string[] = [];
-    const outcome = await waitForOutcome(done, shell.exited, request);
+    // Both streams at end-of-file without their markers: the shell closed them by leaving the call
+    // file early. Linux only: there a FIFO reports no end-of-file before its first writer came.
+    const bothEnded =
+      this.options.platform === 'linux' ? Promise.all([stdout.ended, stderr.ended]).then(() => undefined) : undefined;
+    let outcome = await waitForOutcome(done, shell.exited, request, bothEnded);
     // Taken now: what follows (an interrupt, a resync marker) is the host's own doing.
     const terminal = this.terminalText;
+    if (outcome.kind === 'abandoned') {
+      outcome = await this.afterAbandoned(shell, stdout, stderr, notices);
+    }
     if (isStop(outcome)) {
-      notices.push(...(await this.stopCall(shell, since, done, outcome.kind, request.timeoutMs)));
+      notices.push(...(await this.stopCall(shell, since, outcome.kind, request.timeoutMs)));
     }
     // After a stop, the shell may still have finished the call file: its directory is known then.
     const trailer = stdout.hasMarker && stderr.hasMarker ? await done : undefined;
@@ -388,56 +410,165 @@ export class ShellSession {
 
     const terminalNotice = describeTerminalText(terminal, posixSourceLine(callFile));
     if (terminalNotice) notices.push(terminalNotice);
-    return finish(outcome, stdout.collector.result(), stderr.collector.result(), {
-      exitCode: trailer ? trailer.status : shell.exit ? exitStatus(shell.exit) : null,
-      notices,
-    });
+    let exitCode: number | null = null;
+    if (outcome.kind === 'abandoned') exitCode = outcome.status;
+    else if (trailer) exitCode = trailer.status;
+    else if (shell.exit) exitCode = exitStatus(shell.exit);
+    return finish(outcome, stdout.collector.result(), stderr.collector.result(), { exitCode, notices });
   }
 
   /**
-   * Time-out or abort: kill what the call started; a POSIX shell then finishes the call file by
-   * itself. A command that runs inside the shell (a `while` loop of builtins) is interrupted with
-   * SIGINT; a shell that still does not answer is ended with its session. Where the process
-   * control cannot spare the shell (Windows), the session ends and the next call restarts it.
+   * The shell closed the call's streams without writing the end markers. Either they came after
+   * all (a race with end-of-file), or the shell is exiting, or it was interrupted and is reading
+   * input again: then its `$?` is the command's status (130 after SIGINT).
+   */
+  private async afterAbandoned(
+    shell: ShellProcess,
+    stdout: FifoReader,
+    stderr: FifoReader,
+    notices: string[],
+  ): Promise<Outcome> {
+    if (stdout.hasMarker && stderr.hasMarker) return { kind: 'done' };
+    const status = await this.resync(shell);
+    if (shell.exit) return { kind: 'exit' };
+    if (status !== undefined) {
+      notices.push(
+        `The shell stopped running the command before its end (status ${status}; an interrupt such as ` +
+          `\`kill -INT $$\` does this), so output written after that point is not shown. Session "${this.id}" is still running.`,
+      );
+      return { kind: 'abandoned', status };
+    }
+    await this.endShell(shell);
+    notices.push(
+      `The shell of session "${this.id}" stopped running the command before its end and then did not respond, ` +
+        'so the session was ended; the next call starts a new shell.',
+    );
+    this.restartReason = 'the old one stopped responding';
+    return { kind: 'exit' };
+  }
+
+  /**
+   * Waits until the shell reads input again and resolves with its `$?`, or undefined when it does
+   * not answer within RESYNC_MS. `interrupt` sends SIGINT first; `between` runs while waiting.
+   */
+  private async resync(
+    shell: ShellProcess,
+    options: { interrupt?: boolean; between?: () => Promise<void> } = {},
+  ): Promise<number | undefined> {
+    if (options.interrupt) interrupt(shell);
+    const marker = randomMarker('SYNC');
+    const answered = this.waitForStatus(shell, marker, RESYNC_MS).then((status) => ({ status }));
+    let typedAt = Number.NEGATIVE_INFINITY;
+    let copies = 0;
+    let status: number | undefined;
+    for (;;) {
+      // A line that reaches the shell while it handles an interrupt is dropped with the input it
+      // was reading, so the line is typed again until one copy is answered.
+      if (!shell.exit && Date.now() - typedAt >= RESYNC_RETRY_MS) {
+        shell.pty.write(posixResyncLine(marker));
+        typedAt = Date.now();
+        copies += 1;
+      }
+      await options.between?.();
+      const answer = await Promise.race([answered, delay(RESYNC_SLICE_MS)]);
+      if (answer) {
+        status = answer.status;
+        break;
+      }
+    }
+    if (status === undefined) return undefined;
+    // Other copies may still be waiting: a last marker lets them run now rather than during the
+    // next call.
+    const flush = randomMarker('SYNC');
+    if (copies > 1 && !shell.exit) {
+      shell.pty.write(posixResyncLine(flush));
+      await this.waitForStatus(shell, flush, RESYNC_MS);
+    }
+    return status;
+  }
+
+  /** The status printed after `marker` by posixResyncLine, once it appears on the pty. */
+  private async waitForStatus(shell: ShellProcess, marker: string, ms: number): Promise<number | undefined> {
+    const pattern = new RegExp(`${marker}(\\d+)\r?\n`);
+    const found = await Promise.race([
+      this.watchTerminal((text) => pattern.exec(text)?.[1], ms),
+      shell.exited.then(() => undefined),
+    ]);
+    return found === undefined ? undefined : Number(found);
+  }
+
+  /** Ends the shell and everything in its session (it did not respond). */
+  private async endShell(shell: ShellProcess): Promise<void> {
+    await this.options.processes.killSession(shell.pid).catch((error: unknown) => {
+      this.log.warn('could not end every process of a terminal session', { session: this.id, error: String(error) });
+    });
+    shell.pty.kill();
+    await Promise.race([shell.exited, delay(RESYNC_MS)]);
+  }
+
+  /**
+   * Time-out or abort: Ctrl-C, then SIGKILL for whatever is left, again and again until the shell
+   * reads input again (the resync line is answered).
+   *
+   * Before each kill, SIGINT goes to the job the shell waits for and to the shell. A program that
+   * dies of SIGINT makes bash drop the rest of the call (it is sourcing a file); a default SIGINT
+   * is fatal from the moment it is sent, so the SIGKILL right after does not change what the
+   * shell sees. SIGINT to the shell ends a loop of builtins. Only a program that survives SIGINT
+   * (it catches or ignores it) lets the shell go on with the next command of the call, which the
+   * next round kills in turn. A shell that does not come back is ended with its session. Where
+   * the process control cannot spare the shell (Windows), the session ends and the next call
+   * restarts it.
    */
   private async stopCall(
     shell: ShellProcess,
     since: number,
-    done: Promise<unknown>,
     why: 'timeout' | 'abort',
     timeoutMs: number,
   ): Promise<string[]> {
     const what = why === 'timeout' ? `did not finish within ${timeoutMs} ms` : 'was stopped (the call was cancelled)';
     const notices: string[] = [];
-    const killed = await this.options.processes.killStartedSince(shell.pid, since);
-    if (!this.options.processes.keepsShell) {
+    const processes = this.options.processes;
+    if (!processes.keepsShell) {
+      await processes.killStartedSince(shell.pid, since);
       notices.push(`The command ${what}; it was killed with the shell of session "${this.id}".`);
       this.restartReason = 'the previous command had to be killed together with the old one';
       return notices;
     }
-    const settled = await Promise.race([done.then(() => true), shell.exited.then(() => true), delay(SETTLE_MS)]);
-    if (settled) {
+    const interruptAll = () => {
+      processes.signalForeground?.(shell.pid, 'SIGINT');
+      interrupt(shell);
+    };
+    const killRound = async () => {
+      await processes.killStartedSince(shell.pid, since, interruptAll);
+    };
+    // A look at every process costs milliseconds of this thread; with several sessions stopping at
+    // once (emergency stop), looking at every slice would starve the very loop that waits.
+    let lookedAt = 0;
+    const killNowAndThen = async () => {
+      if (Date.now() - lookedAt < KILL_AGAIN_MS) return;
+      lookedAt = Date.now();
+      await killRound();
+    };
+    interruptAll();
+    const status = await this.resync(shell, { between: killNowAndThen });
+    if (status !== undefined) {
+      // Back at its prompt the shell starts nothing more: a last look finds what it started just before.
+      await killRound();
       notices.push(
-        `The command ${what} and was killed (${killed} process${killed === 1 ? '' : 'es'}, with all its children); ` +
-          `the output up to then is shown. Session "${this.id}" is still running.`,
+        `The command ${what}: it was interrupted and everything it started was killed; the output up to then ` +
+          `is shown. Session "${this.id}" is still running.`,
       );
       return notices;
     }
-    // Still busy: the shell itself is running the command (builtins only, or waiting).
-    process.kill(shell.pid, 'SIGINT');
-    const resync = randomMarker('SYNC');
-    shell.pty.write(posixResyncLine(resync));
-    const answered = await Promise.race([this.waitForTerminal(resync, RESYNC_MS), shell.exited.then(() => false)]);
-    if (answered) {
+    if (shell.exit) {
       notices.push(
-        `The command ${what}; it was interrupted (SIGINT) and its processes killed; the output up to then is shown. ` +
-          `Session "${this.id}" is still running.`,
+        `The command ${what} and was killed; the shell of session "${this.id}" ended as well ` +
+          `(${describeExit(shell.exit)}), so the next call starts a new shell.`,
       );
+      this.restartReason = 'the old one ended when the previous command was stopped';
       return notices;
     }
-    await this.options.processes.killSession(shell.pid);
-    shell.pty.kill();
-    await Promise.race([shell.exited, delay(RESYNC_MS)]);
+    await this.endShell(shell);
     notices.push(
       `The command ${what}, and the shell of session "${this.id}" did not respond to an interrupt, ` +
         'so the session was ended; the next call starts a new shell.',
@@ -486,9 +617,7 @@ export class ShellSession {
     const outcome = await waitForOutcome(done, shell.exited, request);
     const notices: string[] = [];
     if (isStop(outcome)) {
-      notices.push(
-        ...(await this.stopCall(shell, since, done, outcome.kind as 'timeout' | 'abort', request.timeoutMs)),
-      );
+      notices.push(...(await this.stopCall(shell, since, outcome.kind as 'timeout' | 'abort', request.timeoutMs)));
     } else if (outcome.kind === 'exit') {
       notices.push(
         `The command ended the shell of session "${this.id}" (${describeExit(shell.exit as ShellExit)}); ` +
@@ -516,7 +645,12 @@ export class ShellSession {
   }
 }
 
-function waitForOutcome(done: Promise<unknown>, exited: Promise<unknown>, request: CallRequest): Promise<Outcome> {
+function waitForOutcome(
+  done: Promise<unknown>,
+  exited: Promise<unknown>,
+  request: CallRequest,
+  abandoned?: Promise<unknown>,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => settle({ kind: 'timeout' }), request.timeoutMs);
     const onAbort = () => settle({ kind: 'abort' });
@@ -532,6 +666,8 @@ function waitForOutcome(done: Promise<unknown>, exited: Promise<unknown>, reques
     request.signal?.addEventListener('abort', onAbort, { once: true });
     void done.then(() => settle({ kind: 'done' }));
     void exited.then(() => settle({ kind: 'exit' }));
+    // The status is asked from the shell afterwards (afterAbandoned).
+    void abandoned?.then(() => settle({ kind: 'abandoned', status: -1 }));
   });
 }
 
@@ -620,6 +756,15 @@ function isDirectory(candidate: string): boolean {
     return fs.statSync(candidate).isDirectory();
   } catch {
     return false;
+  }
+}
+
+/** SIGINT to the shell; it may have exited meanwhile, which the resync that follows finds out. */
+function interrupt(shell: ShellProcess): void {
+  try {
+    process.kill(shell.pid, 'SIGINT');
+  } catch {
+    // ESRCH: already gone.
   }
 }
 

@@ -145,10 +145,12 @@ export function posixInitScript(shell: string, ready: string): string {
     // No prompt, no history file written into the person's home, no `!` expansion.
     `PS1='' PS2='' PS4='+ '`,
     'unset PROMPT_COMMAND HISTFILE MAILCHECK 2>/dev/null',
-    'set +o history 2>/dev/null',
+    // `command`: an unknown option to the special builtin `set` (dash has no `history`) would
+    // otherwise abort the whole sourced file in an interactive shell, ready marker included.
+    'command set +o history 2>/dev/null',
     shell === 'bash' ? 'set +H' : '',
     // Each command its own process group (job control), as at a terminal.
-    'set -m 2>/dev/null',
+    'command set -m 2>/dev/null',
     // The typed lines are not echoed back (they would only be noise in the terminal output).
     'stty -echo 2>/dev/null',
     // Puts `$?` back to the command's status at the end of each call.
@@ -190,10 +192,10 @@ export function posixSourceLine(callFile: string): string {
   return `. ${posixQuote(callFile)}\n`;
 }
 
-/** Typed after an interrupt: prints `marker` once the shell reads input again. */
+/** Typed after an interrupt: prints `marker` and `$?` once the shell reads input again. */
 export function posixResyncLine(marker: string): string {
   const [first, second] = splitMarker(marker);
-  return `printf '%s%s\\n' ${posixQuote(first)} ${posixQuote(second)}\n`;
+  return `printf '%s%s%d\\n' ${posixQuote(first)} ${posixQuote(second)} "$?"\n`;
 }
 
 /** Same job as posixInitScript for PowerShell: no prompt, UTF-8 files, then `ready`. */

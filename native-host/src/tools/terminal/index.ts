@@ -1,0 +1,230 @@
+import fs from 'node:fs';
+
+import { AppError } from '@nextai/shared';
+
+import { lexicalAbsolute } from '../../policy/guards/paths.js';
+import { inheritedEnvironment } from '../../subprocess.js';
+import type { HandlerGroup, HostServices } from '../types.js';
+import { processControlFor, type ProcessControl } from './processes.js';
+import { ShellSession, type CallResult } from './session.js';
+import { shellSpec } from './shells.js';
+
+export const DEFAULT_SESSION = 'default';
+export const MAX_SESSIONS = 16;
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export interface TerminalOptions {
+  /** Sessions alive at once, the default one included. */
+  maxSessions?: number;
+  /** Cap per stream and call, in bytes (output.ts STREAM_CAP_BYTES by default). */
+  outputCap?: number;
+  /** Where sessions make their private directories (the OS temp directory by default). */
+  tmpRoot?: string;
+  processes?: ProcessControl;
+}
+
+/**
+ * `bash_execute` and `bash_session`: persistent shells (session.ts), created on demand and kept
+ * until killed or the daemon stops. A call without `session_id` runs in the default session,
+ * which is started by the first such call; other sessions come from `bash_session create`.
+ */
+export function createTerminalHandlers(
+  services: HostServices,
+  options: TerminalOptions = {},
+): HandlerGroup<'bash_execute' | 'bash_session'> {
+  const sessions = new Map<string, ShellSession>();
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  const processes = options.processes ?? processControlFor(services.platform);
+  let created = 0;
+  let disposed = false;
+
+  // The daemon's own environment may hold API keys: shells get the small inherited set, and
+  // settings that keep programs from paging, colouring or prompting where nobody can answer.
+  const inherited = inheritedEnvironment();
+  const environment = (shell: string): Record<string, string> => ({
+    HOME: services.homeDir,
+    ...inherited,
+    SHELL: shell,
+    TERM: 'dumb',
+    PAGER: 'cat',
+    GIT_PAGER: 'cat',
+    MANPAGER: 'cat',
+    SYSTEMD_PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+  });
+
+  const describe = (session: ShellSession) => ({
+    session_id: session.id,
+    shell: session.shell.name,
+    cwd: session.cwd(),
+    created_at: session.createdAt.toISOString(),
+  });
+  const list = () => [...sessions.values()].map(describe);
+  const names = () => (sessions.size > 0 ? [...sessions.keys()].join(', ') : 'none');
+
+  const open = (id: string, shellName: string): ShellSession => {
+    if (disposed) throw new AppError('UNAVAILABLE', 'The terminal tools are shutting down with the daemon.');
+    if (sessions.size >= maxSessions) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `There are already ${sessions.size} shell sessions (at most ${maxSessions}): ${names()}. ` +
+          'Kill one you no longer need with bash_session action "kill", or run the command in an existing one.',
+        { details: { sessions: [...sessions.keys()], max: maxSessions } },
+      );
+    }
+    const inheritedPath = inherited.PATH ?? inherited.Path;
+    const shell = shellSpec(shellName, services.platform, inheritedPath);
+    const session = new ShellSession({
+      id,
+      shell,
+      platform: services.platform,
+      cwd: services.homeDir,
+      env: environment(shell.file),
+      log: services.log.child(`terminal:${id}`),
+      processes,
+      tmpRoot: options.tmpRoot,
+      outputCap: options.outputCap,
+    });
+    sessions.set(id, session);
+    return session;
+  };
+
+  const lookup = (id: string | undefined): ShellSession => {
+    const wanted = id ?? DEFAULT_SESSION;
+    const session = sessions.get(wanted);
+    if (session) return session;
+    // The default session exists whenever it is asked for, also after it was killed.
+    if (wanted === DEFAULT_SESSION) return open(DEFAULT_SESSION, 'bash');
+    throw new AppError(
+      'NOT_FOUND',
+      `There is no shell session "${wanted}". Existing sessions: ${names()}. ` +
+        'Omit session_id to use the default session, or create one with bash_session action "create".',
+      { details: { session_id: wanted, sessions: [...sessions.keys()] } },
+    );
+  };
+
+  const newId = (): string => {
+    let id: string;
+    do {
+      created += 1;
+      id = `session-${created}`;
+    } while (sessions.has(id));
+    return id;
+  };
+
+  const kill = async (session: ShellSession) => {
+    sessions.delete(session.id);
+    await session.kill();
+  };
+
+  return {
+    handlers: {
+      bash_execute: async (input, context) => {
+        const session = lookup(input.session_id);
+        const workingDir =
+          input.working_dir === undefined ? undefined : checkedDirectory(input.working_dir, session, services);
+        const result = await session.run({
+          command: input.command,
+          workingDir,
+          timeoutMs: input.timeout,
+          signal: context.signal,
+        });
+        return toOutput(session.id, result);
+      },
+
+      bash_session: async (input) => {
+        switch (input.action) {
+          case 'create': {
+            const id = input.session_id ?? newId();
+            if (!SESSION_ID.test(id)) {
+              throw new AppError(
+                'INVALID_INPUT',
+                `"${id}" cannot be a session id: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+              );
+            }
+            if (sessions.has(id)) {
+              throw new AppError('INVALID_INPUT', `Session "${id}" already exists. Existing sessions: ${names()}.`, {
+                details: { session_id: id },
+              });
+            }
+            const session = open(id, input.shell);
+            try {
+              // Started now, so a shell that cannot start fails here rather than at the first command.
+              await session.start();
+            } catch (error) {
+              await kill(session);
+              throw error;
+            }
+            return { session_id: id, sessions: list() };
+          }
+          case 'list':
+            return { sessions: list() };
+          case 'kill': {
+            if (input.session_id === undefined) {
+              throw new AppError('INVALID_INPUT', `Give the session_id to kill. Existing sessions: ${names()}.`);
+            }
+            const session = sessions.get(input.session_id);
+            if (!session) {
+              throw new AppError(
+                'NOT_FOUND',
+                `There is no shell session "${input.session_id}". Existing sessions: ${names()}.`,
+                { details: { session_id: input.session_id, sessions: [...sessions.keys()] } },
+              );
+            }
+            await kill(session);
+            return { session_id: session.id, sessions: list() };
+          }
+        }
+      },
+    },
+
+    dispose: async () => {
+      disposed = true;
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(all.map((session) => session.kill()));
+    },
+  };
+}
+
+/** `working_dir` as an absolute path (relative to the session's directory, `~` = home), checked to be a directory. */
+function checkedDirectory(value: string, session: ShellSession, services: HostServices): string {
+  const absolute = lexicalAbsolute(value, session.cwd() ?? services.homeDir, services.homeDir, services.platform);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new AppError('NOT_FOUND', `The working directory ${absolute} does not exist.`, {
+        details: { working_dir: value, path: absolute },
+      });
+    }
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `Cannot use ${absolute} as the working directory (${code ?? String(error)}).`,
+      {
+        cause: error,
+        details: { working_dir: value, path: absolute },
+      },
+    );
+  }
+  if (!stat.isDirectory()) {
+    throw new AppError('INVALID_INPUT', `The working directory ${absolute} is a file, not a directory.`, {
+      details: { working_dir: value, path: absolute },
+    });
+  }
+  return absolute;
+}
+
+function toOutput(sessionId: string, result: CallResult) {
+  return {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
+    session_id: sessionId,
+    timed_out: result.timedOut,
+    truncated: result.truncated,
+    ...(result.notices.length > 0 ? { notices: result.notices } : {}),
+  };
+}
