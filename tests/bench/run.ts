@@ -12,6 +12,9 @@ import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+import { benchDaemonMemory } from './desktop-daemon.js';
+import { benchInput } from './desktop-input.js';
+import { benchScreen } from './desktop-screen.js';
 import { benchDecision, benchEmergencyStop } from './safety.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -30,8 +33,43 @@ interface BackgroundGlobals {
   chrome: { runtime: { sendNativeMessage(host: string, message: object): Promise<unknown> } };
 }
 
+/** `npm run bench -- desktop safety` runs only the sections named; all of them by default. */
+const SECTIONS = ['messaging', 'safety', 'desktop'] as const;
+const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+for (const name of asked) {
+  if (!(SECTIONS as readonly string[]).includes(name))
+    throw new Error(`Unknown bench section "${name}": ${SECTIONS.join(', ')}`);
+}
+const wanted = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
+
 async function main(): Promise<void> {
   requireBuilt(CLI_BUNDLE);
+  if (wanted('messaging')) await benchMessaging();
+  if (wanted('safety')) {
+    const safety = [
+      'Safety (issue #3), in-process with the real daemon parts:',
+      ...(await benchDecision()),
+      ...(await benchEmergencyStop()),
+      '',
+    ];
+    process.stdout.write(`${safety.join('\n')}\n`);
+  }
+  if (wanted('desktop')) {
+    // Each desktop bench starts its own Xvfb + openbox; one after another so they do not compete.
+    const desktop = [
+      'Desktop tools (issue #4), on a real X server:',
+      ...(await benchScreen()),
+      '',
+      ...(await benchInput()),
+      '',
+      ...(await benchDaemonMemory()),
+      '',
+    ];
+    process.stdout.write(`${desktop.join('\n')}\n`);
+  }
+}
+
+async function benchMessaging(): Promise<void> {
   const home = makeHome('nx-bench-');
   const profile = makeProfileDir();
   const install = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
@@ -113,13 +151,6 @@ async function main(): Promise<void> {
     await browser.close();
     await home.cleanup();
   }
-  const safety = [
-    'Safety (issue #3), in-process with the real daemon parts:',
-    ...(await benchDecision()),
-    ...(await benchEmergencyStop()),
-    '',
-  ];
-  process.stdout.write(`${safety.join('\n')}\n`);
 }
 
 await main();
