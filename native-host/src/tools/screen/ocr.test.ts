@@ -75,6 +75,7 @@ describe('OcrEngine (real Tesseract, offline)', () => {
   const engine = new OcrEngine({
     languageDir: path.join(directory, 'tessdata'),
     log: createLogger({ component: 'test', level: 'error' }),
+    idleMs: 300,
   });
   afterAll(async () => {
     await engine.dispose();
@@ -102,5 +103,16 @@ describe('OcrEngine (real Tesseract, offline)', () => {
     expect(invoice.bounds.x).toBeGreaterThanOrEqual(15);
     expect(invoice.bounds.y).toBeGreaterThanOrEqual(15);
     expect(invoice.bounds.x + invoice.bounds.width).toBeLessThanOrEqual(pixels.width);
+  }, 60_000);
+
+  it('ends workers left idle, and starts one again when needed', async () => {
+    const workers = (engine as unknown as { workers: Map<string, unknown> }).workers;
+    const pixels = await rendered('Second reading', 'DejaVu Sans 28');
+    expect((await readText(engine, pixels, 'eng')).map((line) => line.text)).toEqual(['Second reading']);
+    expect(workers.size).toBeGreaterThan(0);
+    const deadline = Date.now() + 5000;
+    while (workers.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(workers.size).toBe(0);
+    expect((await readText(engine, pixels, 'eng')).map((line) => line.text)).toEqual(['Second reading']);
   }, 60_000);
 });

@@ -47,6 +47,8 @@ const LANGUAGE_PACKAGES: Record<'eng' | 'chi_sim', string> = {
 const AUTO_RETRY_BELOW = 0.5;
 /** …unless more lines than this are unsure: then the whole image is read again with both. */
 const AUTO_MAX_LINE_RETRIES = 12;
+/** An OCR worker unused this long is ended (see OcrEngine). */
+const DEFAULT_IDLE_MS = 120_000;
 /** Margin around a line cut out for the second reading, in pixels. */
 const LINE_MARGIN = 4;
 
@@ -85,7 +87,8 @@ const ALIASES: Record<string, string> = {
  * own cache is off (`cacheMethod: 'none'`), so nothing else is written.
  *
  * One worker per language set, made on first use (about a second, more for Chinese) and kept
- * for the next call; calls to one worker run one after another. Page segmentation is "sparse
+ * for the next calls until it has been idle for two minutes; calls to one worker run one after
+ * another. Page segmentation is "sparse
  * text" (PSM 11): screens are scattered labels, not pages of prose; binarisation is adaptive.
  *
  * `auto` reads the image in English (the fast model), then reads again, with English and
@@ -98,9 +101,15 @@ const ALIASES: Record<string, string> = {
 export class OcrEngine {
   private readonly workers = new Map<OcrLanguages, Promise<TesseractWorker>>();
   private readonly queues = new Map<OcrLanguages, Promise<unknown>>();
+  private readonly idleTimers = new Map<OcrLanguages, NodeJS.Timeout>();
   private disposed = false;
 
-  constructor(private readonly options: { languageDir: string; log: Logger }) {}
+  /**
+   * `idleMs`: a worker unused this long is ended. A worker holds 100–200 MB (its WebAssembly
+   * memory grows to the largest image read and never shrinks), which an idle daemon should not
+   * keep; starting one again costs about a second.
+   */
+  constructor(private readonly options: { languageDir: string; log: Logger; idleMs?: number }) {}
 
   async recognize(image: GrayImage, request: OcrLanguageRequest, signal?: AbortSignal): Promise<OcrPage> {
     if (request !== 'auto') {
@@ -135,6 +144,8 @@ export class OcrEngine {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     const workers = [...this.workers.values()];
     this.workers.clear();
     await Promise.allSettled(workers.map(async (worker) => (await worker).terminate()));
@@ -143,8 +154,19 @@ export class OcrEngine {
   /** Reads `image` with the worker for `languages`, after the calls queued before it. */
   private read(image: GrayImage, languages: OcrLanguages, signal?: AbortSignal): Promise<OcrLine[]> {
     const previous = this.queues.get(languages) ?? Promise.resolve();
+    clearTimeout(this.idleTimers.get(languages));
     const job = previous.catch(() => undefined).then(() => this.readNow(image, languages, signal));
     this.queues.set(languages, job);
+    const settled = () => {
+      if (this.queues.get(languages) !== job) return;
+      const timer = setTimeout(() => {
+        this.log.debug('OCR worker idle; ending it', { languages });
+        void this.drop(languages);
+      }, this.options.idleMs ?? DEFAULT_IDLE_MS);
+      timer.unref();
+      this.idleTimers.set(languages, timer);
+    };
+    job.then(settled, settled);
     return job;
   }
 
@@ -238,7 +260,13 @@ export class OcrEngine {
   private async drop(languages: OcrLanguages): Promise<void> {
     const worker = this.workers.get(languages);
     this.workers.delete(languages);
-    if (worker) await (await worker).terminate().catch(() => undefined);
+    if (!worker) return;
+    try {
+      await (await worker).terminate();
+    } catch (error) {
+      // A worker that failed to start, or is gone already: nothing is left to end.
+      this.log.debug('OCR worker ended with an error', { languages, error: describe(error) });
+    }
   }
 }
 
