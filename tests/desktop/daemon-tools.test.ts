@@ -45,7 +45,7 @@ it('answers screen tools with a clear error when there is no display, and keeps 
   expect(JSON.parse(status.stdout)).toMatchObject({ running: true });
 });
 
-it('takes a screenshot of the real screen, scaled to 1568 px, and saves it from a blob reference', async () => {
+it('takes a screenshot of the real screen, scaled under 1568 px and 1.15 MP, and saves it from a blob reference', async () => {
   home = makeHome();
   const env = { ...home.env, DISPLAY: server.display };
   const file = path.join(home.dir, 'shot.png');
@@ -55,11 +55,11 @@ it('takes a screenshot of the real screen, scaled to 1568 px, and saves it from 
     ok: boolean;
     output: { image: string; width: number; height: number; scale: number; format: string };
   };
-  expect(answer.output).toMatchObject({ width: 1568, height: 882, format: 'png' });
-  expect(answer.output.scale).toBeCloseTo(1568 / 1920, 4);
-  // A 1568×882 PNG of a screen is larger than the inline limit only sometimes; either way --save gets the bytes.
+  // 1920×1080 at 1568 px wide would be 1.38 MP: the area limit (DESIGN §3) makes it 1430×804.
+  expect(answer.output).toMatchObject({ width: 1430, height: 804, format: 'png' });
+  expect(answer.output.scale).toBeCloseTo(1430 / 1920, 3);
   const metadata = await sharp(fs.readFileSync(file)).metadata();
-  expect(metadata).toMatchObject({ format: 'png', width: 1568, height: 882 });
+  expect(metadata).toMatchObject({ format: 'png', width: 1430, height: 804 });
 });
 
 it('lists a real window through the daemon', async () => {

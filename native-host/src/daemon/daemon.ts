@@ -8,7 +8,7 @@ import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } f
 import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
-import { sendNotification } from '../platform/notify.js';
+import { deliverNotification } from '../platform/notify.js';
 import { releaseHeldInputs } from '../platform/release-inputs.js';
 import { assessEnvFactory } from '../policy/assess-env.js';
 import { assessInput } from '../policy/assess.js';
@@ -87,8 +87,8 @@ export class Daemon {
     this.approvals = new ApprovalQueue(db, events);
     const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
     const assessEnv = assessEnvFactory(platform, homeDir, guarded);
-    const notify = (title: string, body: string) => sendNotification(platform, title, body);
     const desktop = options.desktop ?? createDesktop(platform, process.env, homeDir);
+    const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
     const hostServices: HostServices = {
       platform,

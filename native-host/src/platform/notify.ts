@@ -1,8 +1,6 @@
 import type { Platform } from '@nextai/shared';
 
-import { runCommand } from '../subprocess.js';
-
-export type Urgency = 'low' | 'normal' | 'critical';
+import type { NotificationAdapter, Urgency } from './desktop.js';
 
 export interface NotificationCommand {
   command: string;
@@ -10,9 +8,13 @@ export interface NotificationCommand {
   installHint?: string;
 }
 
-/** The command that shows a desktop notification on each OS (argument arrays, no shell). */
+/**
+ * The command that shows a desktop notification on Linux and Windows (argument arrays, no shell).
+ * macOS has its own in macos/notifications.ts: osascript reads an argument that starts with "-"
+ * as one of its options, so a title like "-e" there must travel as data on stdin instead.
+ */
 export function notificationCommand(
-  platform: Platform,
+  platform: Exclude<Platform, 'macos'>,
   title: string,
   body: string,
   urgency: Urgency,
@@ -23,21 +25,6 @@ export function notificationCommand(
         command: 'notify-send',
         args: ['--app-name=NextAI Agent', `--urgency=${urgency}`, '--', title, body],
         installHint: 'On Debian/Ubuntu: sudo apt install libnotify-bin',
-      };
-    case 'macos':
-      // Text goes in as arguments to the script, never spliced into AppleScript source.
-      return {
-        command: 'osascript',
-        args: [
-          '-e',
-          'on run argv',
-          '-e',
-          'display notification (item 2 of argv) with title (item 1 of argv)',
-          '-e',
-          'end run',
-          title,
-          body,
-        ],
       };
     case 'windows':
       // Not run on a real Windows machine yet: a toast through the WinRT API, text passed via
@@ -54,27 +41,27 @@ export function notificationCommand(
             '$texts = $template.GetElementsByTagName("text");',
             '$texts.Item(0).AppendChild($template.CreateTextNode($env:NEXTAI_TITLE)) | Out-Null;',
             '$texts.Item(1).AppendChild($template.CreateTextNode($env:NEXTAI_BODY)) | Out-Null;',
-            '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier("NextAI Agent").Show([Windows.UI.Notifications.ToastNotification]::new($template));',
+            // A toast needs a registered AppUserModelID or Windows drops it silently; PowerShell's
+            // own is registered on every Windows (NextAI has no installer that registers one yet).
+            '[Windows.UI.Notifications.ToastNotificationManager]::CreateToastNotifier($env:NEXTAI_TOAST_APP_ID).Show([Windows.UI.Notifications.ToastNotification]::new($template));',
           ].join(' '),
         ],
       };
   }
 }
 
-/** Shows a notification; never throws — says why it could not instead. */
-export async function sendNotification(
-  platform: Platform,
+/** The AppUserModelID of Windows PowerShell, registered on every Windows installation. */
+export const WINDOWS_TOAST_APP_ID = '{1AC14E77-02E7-4E5D-B744-2EB1AE5198B7}\\WindowsPowerShell\\v1.0\\powershell.exe';
+
+/** Shows a notification through the desktop adapter; never throws — says why it could not instead. */
+export async function deliverNotification(
+  notifications: NotificationAdapter,
   title: string,
   body: string,
   urgency: Urgency = 'normal',
 ): Promise<{ delivered: boolean; reason?: string }> {
-  const { command, args, installHint } = notificationCommand(platform, title, body, urgency);
   try {
-    await runCommand(command, args, {
-      timeoutMs: 5000,
-      ...(installHint ? { installHint } : {}),
-      ...(platform === 'windows' ? { env: { NEXTAI_TITLE: title, NEXTAI_BODY: body } } : {}),
-    });
+    await notifications.notify(title, body, urgency);
     return { delivered: true };
   } catch (error) {
     return { delivered: false, reason: (error as Error).message };

@@ -26,7 +26,7 @@ export function createHostHandlers(services: HostServices): HostToolSet {
   const terminal = createTerminalHandlers(services);
   const input = createInputHandlers(services);
   const screen = createScreenHandlers(services);
-  const groups: HandlerGroup<never>[] = [apps, system, terminal, files, screen];
+  const groups: HandlerGroup<never>[] = [screen, input, apps, terminal, files, system];
   const handlers = {
     ...screen.handlers,
     ...input.handlers,

@@ -76,6 +76,10 @@ export class ScreenSpace {
     const frame = await this.current();
     const sx = frame.image.width / frame.area.width;
     const sy = frame.image.height / frame.area.height;
-    return { x: Math.floor((point.x - frame.area.x) * sx), y: Math.floor((point.y - frame.area.y) * sy) };
+    // The image pixel that covers the screen pixel's centre, so toImage(toScreen(p)) is p again.
+    return {
+      x: Math.floor((point.x - frame.area.x + 0.5) * sx),
+      y: Math.floor((point.y - frame.area.y + 0.5) * sy),
+    };
   }
 }

@@ -5,6 +5,7 @@ import type { CommandSpec, Exec } from '../macos/jxa.js';
 import { MAX_BODY_CHARACTERS, clip, createWindowsNotifications, toastCommand } from './notifications.js';
 import { POWERSHELL_MISSING_MESSAGE } from './powershell.js';
 import { HOSTILE_STRINGS } from './test-support.js';
+import { WINDOWS_TOAST_APP_ID } from '../notify.js';
 
 describe('Windows notifications', () => {
   it('passes title and body in the environment, never in the command', () => {
@@ -12,7 +13,11 @@ describe('Windows notifications', () => {
       const spec = toastCommand(text, text, 'critical');
       expect(spec.command).toBe('powershell.exe');
       expect(spec.args.join(' ')).not.toContain(text.slice(0, 12));
-      expect(spec.env).toEqual({ NEXTAI_TITLE: clip(text, 200), NEXTAI_BODY: clip(text, MAX_BODY_CHARACTERS) });
+      expect(spec.env).toEqual({
+        NEXTAI_TITLE: clip(text, 200),
+        NEXTAI_BODY: clip(text, MAX_BODY_CHARACTERS),
+        NEXTAI_TOAST_APP_ID: WINDOWS_TOAST_APP_ID,
+      });
     }
   });
 
@@ -28,7 +33,7 @@ describe('Windows notifications', () => {
       return { stdout: '', stderr: '', exitCode: 0 };
     };
     await createWindowsNotifications({ exec: ok }).notify('T', 'B', 'normal');
-    expect(ran[0]!.env).toEqual({ NEXTAI_TITLE: 'T', NEXTAI_BODY: 'B' });
+    expect(ran[0]!.env).toEqual({ NEXTAI_TITLE: 'T', NEXTAI_BODY: 'B', NEXTAI_TOAST_APP_ID: WINDOWS_TOAST_APP_ID });
     const missing: Exec = async () => {
       throw new AppError('NOT_FOUND', 'no powershell');
     };

@@ -9,7 +9,7 @@ import { AppError } from '@nextai/shared';
 
 import type { NotificationAdapter, Urgency } from '../desktop.js';
 import { execCommand, type CommandSpec, type Exec } from '../macos/jxa.js';
-import { notificationCommand } from '../notify.js';
+import { notificationCommand, WINDOWS_TOAST_APP_ID } from '../notify.js';
 import { powershellProcessFailure } from './powershell.js';
 
 export const MAX_TITLE_CHARACTERS = 200;
@@ -25,7 +25,11 @@ export function toastCommand(title: string, body: string, urgency: Urgency): Com
   const shortTitle = clip(title, MAX_TITLE_CHARACTERS);
   const shortBody = clip(body, MAX_BODY_CHARACTERS);
   const { command, args } = notificationCommand('windows', shortTitle, shortBody, urgency);
-  return { command, args, env: { NEXTAI_TITLE: shortTitle, NEXTAI_BODY: shortBody } };
+  return {
+    command,
+    args,
+    env: { NEXTAI_TITLE: shortTitle, NEXTAI_BODY: shortBody, NEXTAI_TOAST_APP_ID: WINDOWS_TOAST_APP_ID },
+  };
 }
 
 export function createWindowsNotifications(options: { exec?: Exec } = {}): NotificationAdapter {
