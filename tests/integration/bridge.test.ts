@@ -75,9 +75,9 @@ describe('nextai host (the native-messaging bridge)', () => {
       data: { code: 'UNKNOWN_TOOL' },
       message: expect.stringContaining('Available tools: screenshot'),
     });
-    expect((await host.call(13, 'tools.call', { name: 'screenshot', input: {} })).result).toMatchObject({
+    expect((await host.call(13, 'tools.call', { name: 'todo_write', input: { items: [] } })).result).toMatchObject({
       ok: false,
-      error: { code: 'UNAVAILABLE', message: expect.stringContaining('issue #4') },
+      error: { code: 'UNAVAILABLE', message: expect.stringContaining('issue #5') },
     });
   });
 
