@@ -5,9 +5,10 @@
 # to compile-check the Windows adapter's Win32 helper.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst libglib2.0-bin procps mono-mcs)
-# Commands that tell whether each package is there, in the same order.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm convert notify-send dunst gio pgrep mcs)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst dbus-daemon libglib2.0-bin procps mono-mcs)
+# Commands that tell whether each package is there, in the same order. ImageMagick is looked for
+# as `import`: some machines have a `convert` of their own in /usr/local/bin.
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm import notify-send dunst dbus-daemon gio pgrep mcs)
 
 missing=()
 for i in "${!packages[@]}"; do
