@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 import { HOSTILE_STRINGS } from '../windows/test-support.js';
 import { MACOS_CLIPBOARD_SCRIPT, createMacosClipboard, pbcopyCommand, toMacosClipboardContent } from './clipboard.js';
-import type { CommandSpec, Exec, JxaHost } from './jxa.js';
+import type { JxaHost } from './jxa.js';
+import type { CommandSpec, Exec } from '../command-exec.js';
 import { fakeObjC, loadJxa } from './jxa-sandbox.js';
 
 const nil = { isNil: () => true };

@@ -16,7 +16,8 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { ClipboardAdapter, ClipboardContent } from '../desktop.js';
-import { resolveOptions, type CommandSpec, type MacosAdapterOptions } from './jxa.js';
+import { resolveOptions, type MacosAdapterOptions } from './jxa.js';
+import { type CommandSpec } from '../command-exec.js';
 
 export const MACOS_CLIPBOARD_SCRIPT = String.raw`
 ObjC.import('AppKit');

@@ -7,13 +7,13 @@ import {
   AUTOMATION_MESSAGE,
   JXA_PRELUDE,
   SCREEN_RECORDING_MESSAGE,
-  asciiJson,
   jxaCommand,
   jxaError,
   oneShotJxaHost,
   osascriptFailure,
   parseJxaReply,
 } from './jxa.js';
+import { asciiJson } from '../command-exec.js';
 import { fakeObjC, loadJxa } from './jxa-sandbox.js';
 
 describe('jxaCommand', () => {

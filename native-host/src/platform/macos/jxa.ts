@@ -14,43 +14,8 @@
 import { AppError, isErrorCode } from '@nextai/shared';
 import { z } from 'zod';
 
-import { runCommand, type RunResult } from '../../subprocess.js';
-
-/** One program to run: argument array (never a shell string), optional stdin and extra variables. */
-export interface CommandSpec {
-  command: string;
-  args: string[];
-  input?: string;
-  env?: Record<string, string>;
-}
-
-export interface ExecOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  maxOutputBytes?: number;
-  installHint?: string;
-}
-
-/** Runs a command; the adapters take one so tests can record what they would run. */
-export type Exec = (spec: CommandSpec, options: ExecOptions) => Promise<RunResult>;
-
-export const execCommand: Exec = (spec, options) =>
-  runCommand(spec.command, spec.args, {
-    timeoutMs: options.timeoutMs,
-    ...(spec.input === undefined ? {} : { input: spec.input }),
-    ...(spec.env ? { env: spec.env } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}),
-    ...(options.installHint ? { installHint: options.installHint } : {}),
-  });
-
-/** JSON with every non-ASCII UTF-16 unit written as \uXXXX: survives any locale or code page. */
-export function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[\u007f-\uffff]/g,
-    (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
+import type { RunResult } from '../../subprocess.js';
+import { asciiJson, execCommand, failureStderr, type CommandSpec, type Exec } from '../command-exec.js';
 
 export const ACCESSIBILITY_MESSAGE =
   'macOS has not allowed NextAI to control the mouse, keyboard and windows. Open System Settings › Privacy & Security › Accessibility and turn on the app that runs the NextAI daemon (Terminal, iTerm, or node), then try again; `nextai doctor` checks this.';
@@ -152,12 +117,6 @@ export function parseJxaReply(stdout: string): unknown {
   }
   if (reply.ok) return reply.value;
   throw jxaError(reply);
-}
-
-/** The stderr runCommand keeps in an AppError's details, if any. */
-export function failureStderr(error: AppError): string {
-  const details = error.details as { stderr?: unknown } | undefined;
-  return typeof details?.stderr === 'string' ? details.stderr.trim() : '';
 }
 
 /**

@@ -5,8 +5,10 @@ import { AppError } from '@nextai/shared';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 
-import { SCREEN_RECORDING_MESSAGE, type Exec, type JxaHost } from './jxa.js';
-import { checkRegion, createMacosScreen, screencaptureCommand, screencaptureFailure } from './screen.js';
+import { SCREEN_RECORDING_MESSAGE, type JxaHost } from './jxa.js';
+import { type Exec } from '../command-exec.js';
+import { createMacosScreen, screencaptureCommand, screencaptureFailure } from './screen.js';
+import { checkRegion } from '../region.js';
 
 describe('screencapture command', () => {
   it('captures the main display, or a region in points, silently as PNG', () => {

@@ -21,13 +21,9 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { RawImage, Rect, ScreenAdapter, Size } from '../desktop.js';
-import {
-  SCREEN_RECORDING_MESSAGE,
-  failureStderr,
-  resolveOptions,
-  type CommandSpec,
-  type MacosAdapterOptions,
-} from './jxa.js';
+import { checkRegion } from '../region.js';
+import { SCREEN_RECORDING_MESSAGE, resolveOptions, type MacosAdapterOptions } from './jxa.js';
+import { failureStderr, type CommandSpec } from '../command-exec.js';
 
 export const MACOS_SCREEN_INFO_SCRIPT = String.raw`
 ObjC.import('AppKit');
@@ -60,27 +56,6 @@ export const screenInfoSchema = z.object({
   backingScale: z.number().positive(),
   screenRecording: z.boolean().nullable(),
 });
-
-/** The region, validated and in whole points. */
-export function checkRegion(region: Rect): Rect {
-  const values = [region.x, region.y, region.width, region.height];
-  if (!values.every(Number.isFinite)) {
-    throw new AppError('INVALID_INPUT', `The region must be numbers, not ${JSON.stringify(region)}.`);
-  }
-  const rounded = {
-    x: Math.round(region.x),
-    y: Math.round(region.y),
-    width: Math.round(region.width),
-    height: Math.round(region.height),
-  };
-  if (rounded.width < 1 || rounded.height < 1) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `The region ${rounded.width}×${rounded.height} is empty: width and height must be at least 1.`,
-    );
-  }
-  return rounded;
-}
 
 /** `-x` no shutter sound; `-m` the main display only; `-R` a rectangle in points. */
 export function screencaptureCommand(file: string, region?: Rect): CommandSpec {

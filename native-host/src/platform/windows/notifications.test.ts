@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import type { CommandSpec, Exec } from '../macos/jxa.js';
+import type { CommandSpec, Exec } from '../command-exec.js';
 import { MAX_BODY_CHARACTERS, clip, createWindowsNotifications, toastCommand } from './notifications.js';
 import { POWERSHELL_MISSING_MESSAGE } from './powershell.js';
 import { HOSTILE_STRINGS } from './test-support.js';

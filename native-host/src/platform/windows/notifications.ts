@@ -8,7 +8,7 @@
 import { AppError } from '@nextai/shared';
 
 import type { NotificationAdapter, Urgency } from '../desktop.js';
-import { execCommand, type CommandSpec, type Exec } from '../macos/jxa.js';
+import { execCommand, type CommandSpec, type Exec } from '../command-exec.js';
 import { notificationCommand, WINDOWS_TOAST_APP_ID } from '../notify.js';
 import { powershellProcessFailure } from './powershell.js';
 

@@ -21,7 +21,7 @@ import { AppError, isErrorCode } from '@nextai/shared';
 import { z } from 'zod';
 
 import { inheritedEnvironment, type RunResult } from '../../subprocess.js';
-import { asciiJson, execCommand, failureStderr, type CommandSpec, type Exec } from '../macos/jxa.js';
+import { asciiJson, execCommand, failureStderr, type CommandSpec, type Exec } from '../command-exec.js';
 
 export const POWERSHELL_TIMEOUT_MS = 20_000;
 

@@ -18,7 +18,7 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { RawImage, Rect, ScreenAdapter } from '../desktop.js';
-import { checkRegion } from '../macos/screen.js';
+import { checkRegion } from '../region.js';
 import { LOAD_NATIVE, NATIVE_TYPE } from './native.js';
 import { NO_DESKTOP_MESSAGE, resolveOptions, type WindowsAdapterOptions } from './powershell.js';
 

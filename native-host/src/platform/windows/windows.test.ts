@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import type { Exec } from '../macos/jxa.js';
+import type { Exec } from '../command-exec.js';
 import { fakePowerShell, HOSTILE_STRINGS } from './test-support.js';
 import {
   WINDOWS_WINDOWS_SCRIPT,

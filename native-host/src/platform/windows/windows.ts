@@ -13,7 +13,7 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { AppInfo, WindowAction, WindowAdapter, WindowInfo } from '../desktop.js';
-import type { CommandSpec, Exec } from '../macos/jxa.js';
+import type { CommandSpec, Exec } from '../command-exec.js';
 import { LOAD_NATIVE, NATIVE_TYPE } from './native.js';
 import { resolveOptions, type WindowsAdapterOptions } from './powershell.js';
 
