@@ -16,6 +16,7 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { InputAdapter, MouseButton, Point, ScrollDirection } from '../desktop.js';
+import { checkClick, checkDuration, checkPoint } from '../input-checks.js';
 import { normalizeKey } from '../keys.js';
 import { JXA_TIMEOUT_MS, resolveOptions, type MacosAdapterOptions } from './jxa.js';
 import { MACOS_MODIFIER_CODES, macosChord, macosModifiers, macosTypingPlan } from './keys.js';
@@ -233,35 +234,30 @@ export function macosScrollSteps(
   return steps;
 }
 
-const BUTTONS: readonly MouseButton[] = ['left', 'right', 'middle'];
-
 /** The requests the input script receives, one per operation (pure: unit-tested). */
 export const macosInputRequests = {
   pointer: () => ({ op: 'pointer' }),
-  move: (to: Point, durationMs: number) => ({ op: 'move', to: point(to), durationMs: duration(durationMs) }),
+  move: (to: Point, durationMs: number) => ({ op: 'move', to: checkPoint(to), durationMs: checkDuration(durationMs) }),
   click: (at: Point, button: MouseButton, count: number, modifiers: readonly string[]) => {
-    if (!BUTTONS.includes(button)) throw new AppError('INVALID_INPUT', `Unknown mouse button "${button}".`);
-    if (!Number.isInteger(count) || count < 1 || count > 3) {
-      throw new AppError('INVALID_INPUT', `Click count must be 1, 2 or 3, not ${count}.`);
-    }
-    return { op: 'click', at: point(at), button, count, modifiers: macosModifiers(modifiers) };
+    checkClick(button, count);
+    return { op: 'click', at: checkPoint(at), button, count, modifiers: macosModifiers(modifiers) };
   },
   drag: (from: Point, to: Point, durationMs: number) => ({
     op: 'drag',
-    from: point(from),
-    to: point(to),
-    durationMs: duration(durationMs),
+    from: checkPoint(from),
+    to: checkPoint(to),
+    durationMs: checkDuration(durationMs),
   }),
   scroll: (at: Point, direction: ScrollDirection, amount: number) => ({
     op: 'scroll',
-    at: point(at),
+    at: checkPoint(at),
     steps: macosScrollSteps(direction, amount),
   }),
   type: (text: string, delayMs: number) => ({
     op: 'type',
     items: macosTypingPlan(text, delayMs),
     // A few milliseconds between events even without a delay: apps drop events posted back to back.
-    pauseMs: Math.max(4, duration(delayMs)),
+    pauseMs: Math.max(4, checkDuration(delayMs)),
   }),
   keys: (keys: readonly string[]) => {
     if (keys.length === 0) throw new AppError('INVALID_INPUT', 'Name at least one key to press.');
@@ -269,17 +265,6 @@ export const macosInputRequests = {
   },
   release: () => ({ op: 'release' }),
 };
-
-function point(value: Point): Point {
-  if (!Number.isFinite(value.x) || !Number.isFinite(value.y)) {
-    throw new AppError('INVALID_INPUT', `Coordinates must be numbers, not (${value.x}, ${value.y}).`);
-  }
-  return { x: value.x, y: value.y };
-}
-
-function duration(ms: number): number {
-  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : 0;
-}
 
 /** Enough time for a script that sleeps `sleepMs` in total. */
 function timeoutFor(sleepMs: number): number {

@@ -15,6 +15,7 @@ import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { InputAdapter, MouseButton, Point, ScrollDirection } from '../desktop.js';
+import { checkClick, checkDuration, checkPoint } from '../input-checks.js';
 import { normalizeChord } from '../keys.js';
 import { WINDOWS_MODIFIER_KEYS, windowsChord, windowsModifiers, windowsTypingPlan } from './keys.js';
 import { LOAD_NATIVE, NATIVE_TYPE } from './native.js';
@@ -153,46 +154,33 @@ export function windowsScrollSteps(
   return Array.from({ length: notches }, () => ({ delta: sign * WHEEL_DELTA, horizontal }));
 }
 
-const BUTTONS: readonly MouseButton[] = ['left', 'right', 'middle'];
-
-/** Windows coordinates are whole physical pixels; the virtual screen may start at negative x/y. */
-function point(value: Point): Point {
-  if (!Number.isFinite(value.x) || !Number.isFinite(value.y)) {
-    throw new AppError('INVALID_INPUT', `Coordinates must be numbers, not (${value.x}, ${value.y}).`);
-  }
-  return { x: Math.round(value.x), y: Math.round(value.y) };
-}
-
-function duration(ms: number): number {
-  return Number.isFinite(ms) && ms > 0 ? Math.round(ms) : 0;
-}
-
 /** The requests the input script receives, one per operation (pure: unit-tested). */
 export const windowsInputRequests = {
   pointer: () => ({ op: 'pointer' }),
-  move: (to: Point, durationMs: number) => ({ op: 'move', to: point(to), durationMs: duration(durationMs) }),
+  move: (to: Point, durationMs: number) => ({
+    op: 'move',
+    to: checkPoint(to, true),
+    durationMs: checkDuration(durationMs),
+  }),
   click: (at: Point, button: MouseButton, count: number, modifiers: readonly string[]) => {
-    if (!BUTTONS.includes(button)) throw new AppError('INVALID_INPUT', `Unknown mouse button "${button}".`);
-    if (!Number.isInteger(count) || count < 1 || count > 3) {
-      throw new AppError('INVALID_INPUT', `Click count must be 1, 2 or 3, not ${count}.`);
-    }
-    return { op: 'click', at: point(at), button, count, modifiers: windowsModifiers(modifiers) };
+    checkClick(button, count);
+    return { op: 'click', at: checkPoint(at, true), button, count, modifiers: windowsModifiers(modifiers) };
   },
   drag: (from: Point, to: Point, durationMs: number) => ({
     op: 'drag',
-    from: point(from),
-    to: point(to),
-    durationMs: duration(durationMs),
+    from: checkPoint(from, true),
+    to: checkPoint(to, true),
+    durationMs: checkDuration(durationMs),
   }),
   scroll: (at: Point, direction: ScrollDirection, amount: number) => ({
     op: 'scroll',
-    at: point(at),
+    at: checkPoint(at, true),
     steps: windowsScrollSteps(direction, amount),
   }),
   type: (text: string, delayMs: number) => ({
     op: 'type',
     items: windowsTypingPlan(text, delayMs),
-    pauseMs: Math.max(2, duration(delayMs)),
+    pauseMs: Math.max(2, checkDuration(delayMs)),
   }),
   keys: (keys: readonly string[]) => ({ op: 'keys', keys: windowsChord(normalizeChord(keys)) }),
   release: () => ({ op: 'release' }),
