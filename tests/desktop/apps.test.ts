@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { AppError } from '@nextai/shared';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
 import { runCommand } from '../../native-host/src/subprocess.js';
 import { createAppHandlers } from '../../native-host/src/tools/apps/index.js';
-import { callTool, testServices } from '../../native-host/src/tools/test-support.js';
+import { callTool, failureOf, testServices } from '../../native-host/src/tools/test-support.js';
 import { openXterm, startXServer, type XServer } from '../support/x-server.js';
 
 /** App and window tools against real windows: Xvfb, openbox, xterm; checked with xwininfo and xprop. */
@@ -41,15 +40,6 @@ async function frameOf(windowId: string): Promise<{ x: number; y: number; width:
 async function activeWindow(): Promise<number> {
   const { stdout } = await x(['xprop', '-root', '_NET_ACTIVE_WINDOW']);
   return Number.parseInt(/0x[0-9a-f]+/iu.exec(stdout)?.[0] ?? '0', 16);
-}
-
-async function callError(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('app_list and window addressing', () => {
@@ -134,7 +124,7 @@ describe('window_manage', () => {
     const first = await openXterm(server, 'nx-twin-one');
     const second = await openXterm(server, 'nx-twin-two');
     try {
-      const missing = await callError(
+      const missing = await failureOf(
         callTool('window_manage', handlers.window_manage, { window_title: 'no such window', action: 'maximize' }),
       );
       expect(missing.code).toBe('NOT_FOUND');
@@ -197,9 +187,9 @@ describe('app_switch, app_launch and app_close', () => {
   });
 
   it('reports an app that does not exist, naming what can be launched or is running', async () => {
-    const launch = await callError(callTool('app_launch', handlers.app_launch, { name: 'no-such-app-nx' }));
+    const launch = await failureOf(callTool('app_launch', handlers.app_launch, { name: 'no-such-app-nx' }));
     expect(launch.code).toBe('NOT_FOUND');
-    const close = await callError(callTool('app_close', handlers.app_close, { name: 'no-such-app-nx' }));
+    const close = await failureOf(callTool('app_close', handlers.app_close, { name: 'no-such-app-nx' }));
     expect(close.code).toBe('NOT_FOUND');
   });
 });

@@ -73,3 +73,15 @@ export async function callTool(
   const output = await (handler as (input: unknown, context: ToolContext) => Promise<unknown>)(parsed, context);
   return tool.output.parse(output);
 }
+
+/** The AppError a call rejected with; throws (failing the test) when it resolved or threw something else. */
+export async function failureOf(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof AppError)) {
+    throw new Error(`Expected an AppError, got ${error === undefined ? 'a result' : String(error)}.`);
+  }
+  return error;
+}

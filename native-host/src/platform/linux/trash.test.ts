@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLinuxTrash, homeTrashDirectory, localTimestamp, numberedName, trashInfo } from './trash.js';
+import { failureOf } from '../../tools/test-support.js';
 
 let root: string;
 let home: string;
@@ -37,15 +37,6 @@ function restore(trashed: string): string {
   fs.renameSync(trashed, original);
   fs.rmSync(infoFile);
   return original;
-}
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('Linux trash (freedesktop.org Trash specification)', () => {
@@ -117,8 +108,8 @@ describe('Linux trash (freedesktop.org Trash specification)', () => {
     const file = path.join(home, 'x');
     fs.writeFileSync(file, 'x');
     const { trashedTo } = await trash().moveToTrash(file);
-    expect((await failure(trash().moveToTrash(trashedTo))).message).toContain('already in it');
-    expect((await failure(trash().moveToTrash(path.join(home, 'missing')))).code).toBe('NOT_FOUND');
+    expect((await failureOf(trash().moveToTrash(trashedTo))).message).toContain('already in it');
+    expect((await failureOf(trash().moveToTrash(path.join(home, 'missing')))).code).toBe('NOT_FOUND');
   });
 
   it('follows XDG_DATA_HOME only when it is absolute', () => {

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createFakeDesktop } from '../../platform/fake-desktop.js';
-import { callTool } from '../test-support.js';
+import { callTool, failureOf } from '../test-support.js';
 import { createFileHandlers } from './index.js';
 import { fileFixture, type FileFixture } from './test-fixture.js';
 
@@ -23,15 +22,6 @@ type Deleted = { success: boolean; original_path: string; deleted_to: string; me
 const mkdir = async (input: unknown) => (await callTool('create_directory', handlers.create_directory, input)) as Made;
 const remove = async (input: unknown) => (await callTool('delete_file', handlers.delete_file, input)) as Deleted;
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
-
 describe('create_directory', () => {
   it('creates a folder, and with parents the missing folders above it', async () => {
     const made = await mkdir({ path: 'one' });
@@ -44,7 +34,7 @@ describe('create_directory', () => {
   });
 
   it('without parents, a missing parent is NOT_FOUND that suggests parents: true', async () => {
-    const error = await failure(mkdir({ path: 'x/y' }));
+    const error = await failureOf(mkdir({ path: 'x/y' }));
     expect(error.code).toBe('NOT_FOUND');
     expect(error.message).toContain('parents: true');
     expect(fs.existsSync(path.join(fixture.home, 'x'))).toBe(false);
@@ -57,8 +47,8 @@ describe('create_directory', () => {
       message: expect.stringContaining('already exists'),
     });
     fixture.put('file', 'x');
-    expect((await failure(mkdir({ path: 'file' }))).message).toContain('is a file');
-    expect((await failure(mkdir({ path: 'file/sub', parents: true }))).message).toContain('A file is in the way');
+    expect((await failureOf(mkdir({ path: 'file' }))).message).toContain('is a file');
+    expect((await failureOf(mkdir({ path: 'file/sub', parents: true }))).message).toContain('A file is in the way');
   });
 });
 
@@ -98,7 +88,7 @@ describe('delete_file', () => {
       [fixture.dataDir, "is NextAI's data directory"],
       [path.dirname(fixture.home), 'contains your home directory'],
     ] as const) {
-      const error = await failure(remove({ path: input, permanent: true }));
+      const error = await failureOf(remove({ path: input, permanent: true }));
       expect(error.code).toBe('PERMISSION_DENIED');
       expect(error.message).toContain(words);
     }
@@ -106,7 +96,7 @@ describe('delete_file', () => {
   });
 
   it('says NOT_FOUND for a path that does not exist', async () => {
-    expect((await failure(remove({ path: 'nothing.txt' }))).code).toBe('NOT_FOUND');
+    expect((await failureOf(remove({ path: 'nothing.txt' }))).code).toBe('NOT_FOUND');
   });
 
   it('uses whatever trash the desktop adapter has', async () => {

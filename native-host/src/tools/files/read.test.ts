@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { callTool } from '../test-support.js';
+import { callTool, failureOf } from '../test-support.js';
 import { createFileHandlers } from './index.js';
 import { fileFixture, type FileFixture } from './test-fixture.js';
 
@@ -18,15 +17,6 @@ beforeEach(() => {
 afterEach(() => fixture.cleanup());
 
 const read = (input: unknown) => callTool('file_read', handlers.file_read, input);
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('file_read', () => {
   it('reads a whole file relative to the home directory, with ~ and absolute paths alike', async () => {
@@ -46,7 +36,7 @@ describe('file_read', () => {
     });
     // The last line has no newline in the file, and none is added.
     expect(await read({ path: 'a.txt', offset: 4 })).toEqual({ content: 'l4\nl5', total_lines: 5, truncated: false });
-    const past = await failure(read({ path: 'a.txt', offset: 9 }));
+    const past = await failureOf(read({ path: 'a.txt', offset: 9 }));
     expect(past.code).toBe('INVALID_INPUT');
     expect(past.message).toContain('has 5 lines');
   });
@@ -68,12 +58,12 @@ describe('file_read', () => {
   it('refuses a binary file, saying what it looks like and how big it is', async () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100)]);
     fixture.put('image.png', png);
-    const error = await failure(read({ path: 'image.png' }));
+    const error = await failureOf(read({ path: 'image.png' }));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toMatch(/binary file \(PNG image, 108 bytes\)/);
     // Invalid UTF-8 without NUL bytes is binary too.
     fixture.put('latin1.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x6f, 0x6b]));
-    expect((await failure(read({ path: 'latin1.txt' }))).message).toContain('binary file');
+    expect((await failureOf(read({ path: 'latin1.txt' }))).message).toContain('binary file');
   });
 
   it('does not take a character cut at the 8 KiB sniffing boundary for binary', async () => {
@@ -85,7 +75,7 @@ describe('file_read', () => {
   it('refuses a file over max_file_size unless a range is asked for, and then reads only that range', async () => {
     const lines = Array.from({ length: 1000 }, (_, index) => `line ${index + 1}`);
     fixture.put('big.log', `${lines.join('\n')}\n`);
-    const error = await failure(read({ path: 'big.log' }));
+    const error = await failureOf(read({ path: 'big.log' }));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toContain('offset and limit');
     expect(error.message).toContain('security.max_file_size');
@@ -98,10 +88,10 @@ describe('file_read', () => {
 
   it('says to use file_search for a directory, and NOT_FOUND for a missing file', async () => {
     fs.mkdirSync(path.join(fixture.home, 'folder'));
-    const directory = await failure(read({ path: 'folder' }));
+    const directory = await failureOf(read({ path: 'folder' }));
     expect(directory.code).toBe('INVALID_INPUT');
     expect(directory.message).toContain('file_search');
-    const missing = await failure(read({ path: 'nope.txt' }));
+    const missing = await failureOf(read({ path: 'nope.txt' }));
     expect(missing.code).toBe('NOT_FOUND');
     expect(missing.message).toContain(path.join(fixture.home, 'nope.txt'));
   });
@@ -110,7 +100,7 @@ describe('file_read', () => {
     const fifo = path.join(fixture.home, 'pipe');
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [fifo]);
-    expect((await failure(read({ path: fifo }))).message).toContain('special file');
+    expect((await failureOf(read({ path: fifo }))).message).toContain('special file');
   });
 
   it('reads through a symlink (where the policy resolved the path to)', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { callTool } from '../test-support.js';
+import { callTool, failureOf } from '../test-support.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { createFileHandlers } from './index.js';
 import { fileFixture, type FileFixture } from './test-fixture.js';
@@ -20,15 +20,6 @@ afterEach(() => fixture.cleanup());
 
 const write = (input: unknown) => callTool('file_write', handlers.file_write, input);
 const edit = (input: unknown) => callTool('file_edit', handlers.file_edit, input);
-
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 const leftovers = (folder: string) => fs.readdirSync(folder).filter((name) => name.endsWith('.tmp'));
 
@@ -97,11 +88,13 @@ describe('file_write', () => {
 
   it('refuses to write over a directory, and content over max_file_size', async () => {
     fs.mkdirSync(path.join(fixture.home, 'folder'));
-    expect((await failure(write({ path: 'folder', content: 'x' }))).message).toContain('is a directory');
+    expect((await failureOf(write({ path: 'folder', content: 'x' }))).message).toContain('is a directory');
     const small = fileFixture({ security: { max_file_size: 10 } });
     try {
       const tiny = createFileHandlers(small.services).handlers;
-      const error = await failure(callTool('file_write', tiny.file_write, { path: 'a.txt', content: 'x'.repeat(11) }));
+      const error = await failureOf(
+        callTool('file_write', tiny.file_write, { path: 'a.txt', content: 'x'.repeat(11) }),
+      );
       expect(error.message).toContain('security.max_file_size');
       expect(fs.existsSync(path.join(small.home, 'a.txt'))).toBe(false);
     } finally {
@@ -123,7 +116,7 @@ describe('file_edit', () => {
 
   it('says when old_string is absent, pointing at a loose (whitespace) match with its line', async () => {
     const file = fixture.put('code.py', 'def f():\n    return 1\n\ndef g():\n    return 2\n');
-    const error = await failure(edit({ path: 'code.py', old_string: 'def g():\n  return 2', new_string: 'x' }));
+    const error = await failureOf(edit({ path: 'code.py', old_string: 'def g():\n  return 2', new_string: 'x' }));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toContain('does not occur');
     expect(error.message).toContain('compared loosely — at line 4');
@@ -132,15 +125,15 @@ describe('file_edit', () => {
 
   it('says when old_string is absent and names the most similar line', async () => {
     fixture.put('config.ini', '[server]\nport = 8080\nhost = example.org\n');
-    const error = await failure(edit({ path: 'config.ini', old_string: 'port = 8081', new_string: 'port = 9090' }));
+    const error = await failureOf(edit({ path: 'config.ini', old_string: 'port = 8081', new_string: 'port = 9090' }));
     expect(error.message).toContain('most similar line is line 2: "port = 8080"');
-    const nothing = await failure(edit({ path: 'config.ini', old_string: 'zzzz qqqq', new_string: 'y' }));
+    const nothing = await failureOf(edit({ path: 'config.ini', old_string: 'zzzz qqqq', new_string: 'y' }));
     expect(nothing.message).toContain('Nothing similar');
   });
 
   it('refuses an ambiguous old_string, naming how many times and on which lines', async () => {
     const file = fixture.put('list.txt', 'item\nother\nitem\nitem\n');
-    const error = await failure(edit({ path: 'list.txt', old_string: 'item', new_string: 'thing' }));
+    const error = await failureOf(edit({ path: 'list.txt', old_string: 'item', new_string: 'thing' }));
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.message).toContain('occurs 3 times');
     expect(error.message).toContain('lines 1, 3, 4');
@@ -164,12 +157,12 @@ describe('file_edit', () => {
 
   it('refuses a binary file, a missing file and an edit that changes nothing', async () => {
     fixture.put('blob.bin', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
-    expect((await failure(edit({ path: 'blob.bin', old_string: 'E', new_string: 'x' }))).message).toContain(
+    expect((await failureOf(edit({ path: 'blob.bin', old_string: 'E', new_string: 'x' }))).message).toContain(
       'ELF executable',
     );
-    expect((await failure(edit({ path: 'missing.txt', old_string: 'a', new_string: 'b' }))).code).toBe('NOT_FOUND');
+    expect((await failureOf(edit({ path: 'missing.txt', old_string: 'a', new_string: 'b' }))).code).toBe('NOT_FOUND');
     fixture.put('same.txt', 'abc');
-    expect((await failure(edit({ path: 'same.txt', old_string: 'abc', new_string: 'abc' }))).message).toContain(
+    expect((await failureOf(edit({ path: 'same.txt', old_string: 'abc', new_string: 'abc' }))).message).toContain(
       'nothing to change',
     );
   });
