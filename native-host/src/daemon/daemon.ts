@@ -86,7 +86,11 @@ export class Daemon {
     });
     this.approvals = new ApprovalQueue(db, events);
     const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
-    const assessEnv = assessEnvFactory(platform, homeDir, guarded);
+    // Commands are judged in their shell session's current directory; hostTools is set below,
+    // before the gateway can assess anything.
+    const assessEnv = assessEnvFactory(platform, homeDir, guarded, (sessionId) =>
+      this.hostTools.terminalCwd(sessionId),
+    );
     const desktop = options.desktop ?? createDesktop(platform, process.env, homeDir);
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));

@@ -12,6 +12,7 @@ export function assessEnvFactory(
   platform: Platform,
   homeDir: string,
   guarded: string[],
+  shellCwd?: AssessEnv['shellCwd'],
 ): (security: SecurityConfig) => AssessEnv {
   let cached: { security: SecurityConfig; env: AssessEnv } | undefined;
   return (security) => {
@@ -20,10 +21,12 @@ export function assessEnvFactory(
     const domains = new DomainGuard(security);
     const apps = new AppGuard(security);
     const env: AssessEnv = {
+      platform,
       homeDir,
       cwd: homeDir,
+      ...(shellCwd ? { shellCwd } : {}),
       maxFileSize: files.maxFileSize,
-      checkFile: (path, access, cwd, restrictions) => files.check(path, access, cwd, restrictions),
+      checkFile: (path, access, cwd, restrictions, options) => files.check(path, access, cwd, restrictions, options),
       checkDomain: (url, restrictions) => domains.check(url, restrictions),
       checkApp: (name) => apps.check(name),
       shellGuards: {

@@ -1,5 +1,7 @@
-import { higherRisk, type AnyTool, type GrantedToolSet, type RiskLevel } from '@nextai/shared';
+import { higherRisk, type AnyTool, type GrantedToolSet, type Platform, type RiskLevel } from '@nextai/shared';
 
+import { supportedShells } from '../tools/terminal/shells.js';
+import { lexicalAbsolute } from './guards/paths.js';
 import type { GuardVerdict, ShellGuards } from './verdicts.js';
 
 /** What the shell analyser reports (see policy/shell). */
@@ -19,15 +21,22 @@ export interface FileCheck {
 
 /** The guards and analysers an assessment uses; the daemon wires in the real ones. */
 export interface AssessEnv {
+  platform: Platform;
   homeDir: string;
   /** Where relative paths in the input are taken from. */
   cwd: string;
+  /**
+   * The current directory of a shell session (`undefined`: the default session), where its next
+   * command runs; undefined when there is no such session yet (it will start in the home folder).
+   */
+  shellCwd?(sessionId: string | undefined): string | undefined;
   maxFileSize: number;
   checkFile(
     path: string,
     access: 'read' | 'write',
     cwd: string,
     restrictions?: { allowed_directories?: string[] },
+    options?: { followFinal?: boolean },
   ): FileCheck;
   checkDomain(
     url: string,
@@ -73,11 +82,11 @@ export function assessInput(
   const domains = grant?.restrictions?.allowed_domains;
   const fileRestrictions = dirs ? { allowed_directories: dirs } : undefined;
 
-  const file = (value: unknown, access: 'read' | 'write', what: string) => {
+  const file = (value: unknown, access: 'read' | 'write', what: string, options?: { followFinal?: boolean }) => {
     if (typeof value !== 'string') return;
     let verdict: FileCheck;
     try {
-      verdict = env.checkFile(value, access, env.cwd, fileRestrictions);
+      verdict = env.checkFile(value, access, env.cwd, fileRestrictions, options);
     } catch (error) {
       // A path that cannot even be resolved (a NUL byte, `~user`) is refused, not guessed at.
       guards.push({
@@ -135,10 +144,21 @@ export function assessInput(
 
   switch (tool.name) {
     case 'bash_execute': {
-      const workingDir = typeof input.working_dir === 'string' ? input.working_dir : env.cwd;
+      // The command runs where its session is now (an earlier `cd` counts), not in the home folder.
+      const sessionId = typeof input.session_id === 'string' ? input.session_id : undefined;
+      const sessionCwd = env.shellCwd?.(sessionId) ?? env.cwd;
+      let workingDir = sessionCwd;
       if (typeof input.working_dir === 'string') {
-        const verdict = env.shellGuards.checkPath(input.working_dir, 'read', env.cwd);
+        const verdict = env.shellGuards.checkPath(input.working_dir, 'read', sessionCwd);
         if (verdict) guards.push(verdict);
+        try {
+          // As the terminal takes it (tools/terminal/index.ts): relative to the session's directory.
+          workingDir = lexicalAbsolute(input.working_dir, sessionCwd, env.homeDir, env.platform);
+        } catch (error) {
+          // Not a path (`~name`, a NUL byte): the call fails before anything runs, but nothing is assumed.
+          const reason = `working_dir ${JSON.stringify(input.working_dir)}: ${(error as Error).message}`;
+          if (!verdict) raise('critical', reason);
+        }
       }
       shell(String(input.command ?? ''), workingDir);
       break;
@@ -147,7 +167,7 @@ export function assessInput(
       if (
         input.action === 'create' &&
         typeof input.shell === 'string' &&
-        !['bash', 'zsh', 'sh', 'dash', 'fish'].includes(input.shell)
+        !isSupportedShell(input.shell, env.platform)
       ) {
         raise('critical', `starts "${input.shell}", which is not a known shell`);
       }
@@ -179,7 +199,8 @@ export function assessInput(
       file(input.path, 'write', 'creates');
       break;
     case 'delete_file':
-      file(input.path, 'write', 'deletes');
+      // The tool removes a symlink itself, not what it points to: the link's own place is judged.
+      file(input.path, 'write', 'deletes', { followFinal: false });
       if (input.permanent === true) raise('high', 'deletes permanently, without the trash');
       break;
     case 'browser_navigate':
@@ -232,6 +253,12 @@ export function assessInput(
       break;
   }
   return { analysis: { risk, findings }, guards };
+}
+
+/** The shells the terminal runs (tools/terminal/shells.ts), spelled as shellSpec accepts them. */
+function isSupportedShell(name: string, platform: Platform): boolean {
+  const trimmed = name.trim();
+  return supportedShells(platform).includes(platform === 'windows' ? trimmed.toLowerCase() : trimmed);
 }
 
 function shellQuote(value: string): string {

@@ -12,6 +12,8 @@ export interface HostToolSet {
   handlers: HostHandlers;
   /** Ends shell sessions, file watches and whatever else a group keeps (daemon shutdown). */
   dispose(): Promise<void>;
+  /** A shell session's current directory (undefined id: the default session); see TerminalHandlers. */
+  terminalCwd(sessionId: string | undefined): string | undefined;
 }
 
 /**
@@ -44,5 +46,6 @@ export function createHostHandlers(services: HostServices): HostToolSet {
     dispose: async () => {
       await Promise.allSettled(groups.map((group) => group.dispose?.()));
     },
+    terminalCwd: (sessionId) => terminal.sessionCwd(sessionId),
   };
 }

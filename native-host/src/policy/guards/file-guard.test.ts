@@ -620,6 +620,109 @@ describe('FileGuard: denied patterns whose folder is a symlink', () => {
 });
 
 /**
+ * delete_file removes a symlink, not its target: with followFinal false the last name is judged
+ * where it is (the folders above it still resolved), as lstat sees it.
+ */
+describe('FileGuard: a final symlink kept where it is (followFinal: false)', () => {
+  const keep = { followFinal: false };
+  /** The entry itself, found without the guard's resolver: the C library's realpath of its folder. */
+  const independentEntry = (text: string) => {
+    const joined = joinedPath(text, fill(P), tree.home, 'linux');
+    return path.join(fs.realpathSync.native(path.dirname(path.resolve(joined))), path.basename(path.resolve(joined)));
+  };
+
+  it('resolves the folders above the last name and keeps a final link as it is', () => {
+    for (const [text, real] of [
+      ['link-out', `${P}/link-out`],
+      ['link-file-out', `${P}/link-file-out`],
+      ['link-src', `${P}/link-src`],
+      ['link-chain-out', `${P}/link-chain-out`],
+      ['link-in/src', `${P}/app/src`],
+      ['link-in/src/index.ts', `${P}/app/src/index.ts`],
+      ['link-ssh/id_rsa', '@H/.ssh/id_rsa'],
+      ['~/Desktop', '@H/Desktop'],
+      ['link-out/.', `${P}/link-out`],
+    ] as const) {
+      const resolved = guards.narrow.resolve(text, fill(P), keep);
+      expect(resolved.real, text).toBe(fill(real));
+      expect(resolved.exists, text).toBe(true);
+      expect(resolved.real, text).toBe(independentEntry(text));
+    }
+    // A link kept as it is is there even when what it points to is not.
+    expect(guards.narrow.resolve('dangling-out', fill(P), keep)).toMatchObject({
+      real: fill(`${P}/dangling-out`),
+      exists: true,
+    });
+    expect(fs.lstatSync(guards.narrow.resolve('link-out', fill(P), keep).real).isSymbolicLink()).toBe(true);
+  });
+
+  it('handles `..` as always: a link followed by `..` is still followed', () => {
+    expect(guards.narrow.resolve('link-out/..', fill(P), keep).real).toBe(tree.root);
+    expect(guards.narrow.resolve('link-out/../new.txt', fill(P), keep).real).toBe(fill('@T/new.txt'));
+    expect(guards.narrow.resolve('link-in/..', fill(P), keep).real).toBe(fill(P));
+  });
+
+  it('follows a final link by default, as before', () => {
+    expect(guards.narrow.resolve('link-out', fill(P)).real).toBe(fill('@T/outside'));
+    expect(guards.narrow.resolve('link-out', fill(P), { followFinal: true }).real).toBe(fill('@T/outside'));
+    expect(guards.narrow.resolve('dangling-out', fill(P)).exists).toBe(false);
+  });
+
+  it('allows a link in an allowed folder whatever it points to', () => {
+    // link-config points to NextAI's config.json (which also has a hard link in the tree):
+    // removing the symlink leaves the file and its other names alone.
+    for (const text of ['link-out', 'link-file-out', 'dangling-out', 'link-chain-out', 'link-config', 'link-ssh']) {
+      expect(guards.narrow.check(text, 'write', fill(P)).allowed, text).toBe(false);
+      const verdict = guards.narrow.check(text, 'write', fill(P), undefined, keep);
+      expect(verdict, text).toMatchObject({ allowed: true, real: fill(`${P}/${text}`) });
+    }
+    // A loop is only a loop when followed; the link itself is an ordinary entry.
+    expect(guards.narrow.check('loop-a', 'write', fill(P), undefined, keep).allowed).toBe(true);
+    expect(guards.narrow.check('loop-a/x', 'write', fill(P), undefined, keep).reason).toMatch(/more than 40/);
+  });
+
+  it('refuses a link in a denied or outside place even though its target is allowed', () => {
+    const inSsh = path.join(tree.home, '.ssh', 'link-back');
+    const outside = path.join(tree.root, 'outside', 'link-back');
+    fs.symlinkSync(path.join(tree.home, 'Projects/app/README.md'), inSsh);
+    fs.symlinkSync(path.join(tree.home, 'Projects/app/README.md'), outside);
+    try {
+      // Reached through an allowed path (link-ssh), so only the link's own place shows the denial.
+      expect(guards.narrow.check('link-ssh/link-back', 'write', fill(P)).allowed).toBe(true);
+      const viaLink = guards.narrow.check('link-ssh/link-back', 'write', fill(P), undefined, keep);
+      expect(viaLink).toMatchObject({ allowed: false, real: inSsh });
+      expect(viaLink.reason).toMatch(/denied pattern "~\/\.ssh\/\*"/);
+
+      expect(guards.narrow.check(outside, 'write', fill(P)).allowed).toBe(true);
+      const out = guards.narrow.check(outside, 'write', fill(P), undefined, keep);
+      expect(out).toMatchObject({ allowed: false, real: outside });
+      expect(out.reason).toMatch(/outside the folders NextAI may use/);
+      expect(guards.narrow.check('link-out/link-back', 'write', fill(P), undefined, keep).allowed).toBe(false);
+    } finally {
+      fs.unlinkSync(inSsh);
+      fs.unlinkSync(outside);
+    }
+  });
+
+  it('refuses a link inside NextAI’s own folders and applies a grant to the link’s own place', () => {
+    const own = path.join(tree.home, '.nextai-agent', 'link-out');
+    fs.symlinkSync(path.join(tree.home, 'Projects/app/README.md'), own);
+    try {
+      expect(guards.wide.check(own, 'write', fill(P), undefined, keep).layer).toBe('protected_files');
+      // Through link-protected (a link to ~/.nextai-agent) only the link's own place is protected.
+      expect(guards.wide.check('link-protected/link-out', 'write', fill(P)).allowed).toBe(true);
+      const verdict = guards.wide.check('link-protected/link-out', 'write', fill(P), undefined, keep);
+      expect(verdict).toMatchObject({ allowed: false, layer: 'protected_files', real: own });
+    } finally {
+      fs.unlinkSync(own);
+    }
+    const granted = { allowed_directories: [fill(`${P}/app`)] };
+    expect(guards.narrow.check('link-in', 'write', fill(P), granted).allowed).toBe(true);
+    expect(guards.narrow.check('link-in', 'write', fill(P), granted, keep).reason).toMatch(/this task was granted/);
+  });
+});
+
+/**
  * macOS and Windows rules end to end. Their paths do not exist on this host, so the resolver
  * takes them as text and only the comparison rules are exercised.
  */

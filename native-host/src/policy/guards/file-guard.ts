@@ -18,7 +18,7 @@ import {
   selfAndAncestors,
   splitAbsolute,
 } from './paths.js';
-import { resolvePath, type ResolvedPath } from './resolve.js';
+import { resolvePath, type ResolvedPath, type ResolveOptions } from './resolve.js';
 import { compiledLocations, sensitivePathReason } from './sensitive.js';
 
 export interface FileGuardOptions {
@@ -102,15 +102,25 @@ export class FileGuard {
   }
 
   /** `~`, the working directory, `..` and symlinks resolved; INVALID_INPUT for what is not a path. */
-  resolve(path: string, cwd: string): ResolvedPath {
-    return resolvePath(path, cwd, this.homeDir, this.platform);
+  resolve(path: string, cwd: string, options?: ResolveOptions): ResolvedPath {
+    return resolvePath(path, cwd, this.homeDir, this.platform, options);
   }
 
-  /** Whether a file tool may read or write `path`, and where it would really land. */
-  check(path: string, access: 'read' | 'write', cwd: string, restrictions?: FileRestrictions): FileVerdict {
+  /**
+   * Whether a file tool may read or write `path`, and where it would really land. With
+   * `followFinal: false` a final symlink is judged where it is, not where it points: for tools
+   * that act on the name (delete_file removes the link, not its target).
+   */
+  check(
+    path: string,
+    access: 'read' | 'write',
+    cwd: string,
+    restrictions?: FileRestrictions,
+    options?: ResolveOptions,
+  ): FileVerdict {
     let target: ResolvedPath;
     try {
-      target = this.resolve(path, cwd);
+      target = this.resolve(path, cwd, options);
     } catch (error) {
       if (error instanceof AppError && error.code === 'INVALID_INPUT') throw error;
       return {
@@ -124,7 +134,7 @@ export class FileGuard {
     const sensitive = this.sensitiveReason(target);
     const withSensitive = (verdict: FileVerdict): FileVerdict => (sensitive ? { ...verdict, sensitive } : verdict);
 
-    const own = this.protectedHit(target, access);
+    const own = this.protectedHit(target, access, options?.followFinal ?? true);
     if (own) {
       return withSensitive({
         allowed: false,
@@ -298,7 +308,7 @@ export class FileGuard {
     }));
   }
 
-  private protectedHit(target: ResolvedPath, access: 'read' | 'write'): ProtectedHit | undefined {
+  private protectedHit(target: ResolvedPath, access: 'read' | 'write', followFinal = true): ProtectedHit | undefined {
     const subjects = [...new Set([target.real, target.absolute])];
     const protectedList = this.protectedForms();
     for (const { configured, forms } of protectedList) {
@@ -314,7 +324,7 @@ export class FileGuard {
         }
       }
     }
-    return target.exists ? this.hardLinkHit(target.real, protectedList) : undefined;
+    return target.exists ? this.hardLinkHit(target.real, protectedList, followFinal) : undefined;
   }
 
   /**
@@ -325,8 +335,10 @@ export class FileGuard {
   private hardLinkHit(
     real: string,
     protectedList: { configured: string; forms: string[] }[],
+    followFinal: boolean,
   ): ProtectedHit | undefined {
-    const stat = statOrUndefined(real);
+    // A symlink kept as it is (followFinal false) is its own file: removing it leaves the target.
+    const stat = followFinal ? statOrUndefined(real) : lstatOrUndefined(real);
     if (!stat?.isFile() || stat.nlink < 2) return undefined;
     const api = pathApiFor(this.platform);
     for (const { configured, forms } of protectedList) {

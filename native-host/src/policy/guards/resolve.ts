@@ -14,6 +14,16 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+export interface ResolveOptions {
+  /**
+   * false: the last name is not followed when it is a symlink (lstat, not stat): `real` is where
+   * the link itself is, for operations on the name (delete, trash). The folders above it are still
+   * resolved and `..` is handled as always. Trailing `.` names do not make a name non-final, as
+   * the file tools drop them. Default true.
+   */
+  followFinal?: boolean | undefined;
+}
+
 /** Linux's MAXSYMLINKS; macOS allows 32, so anything that resolves here resolves there too or fails. */
 export const MAX_SYMLINK_HOPS = 40;
 
@@ -30,14 +40,20 @@ const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'ENAMETOOLONG']);
  * it are taken as text (a later `..` may climb back into existing folders, which are walked again).
  * Node's fs.realpathSync is not used: it resolves `..` as text first, and it fails on missing paths.
  */
-export function resolvePath(input: unknown, cwd: string, homeDir: string, platform: Platform): ResolvedPath {
+export function resolvePath(
+  input: unknown,
+  cwd: string,
+  homeDir: string,
+  platform: Platform,
+  options: ResolveOptions = {},
+): ResolvedPath {
   const absolute = lexicalAbsolute(input, cwd, homeDir, platform);
   const joined = joinedPath(input, cwd, homeDir, platform);
-  const { real, exists } = walk(joined, platform);
+  const { real, exists } = walk(joined, platform, options.followFinal ?? true);
   return { input: input as string, absolute, real, exists };
 }
 
-function walk(joined: string, platform: Platform): { real: string; exists: boolean } {
+function walk(joined: string, platform: Platform, followFinal: boolean): { real: string; exists: boolean } {
   const api = pathApiFor(platform);
   const start = splitAbsolute(joined, platform);
   let root = start.root;
@@ -46,6 +62,8 @@ function walk(joined: string, platform: Platform): { real: string; exists: boole
   // Index in `resolved` of the first name that does not exist; names after it are not looked up.
   let missingFrom: number | undefined;
   let hops = 0;
+  // Set when the last name is a symlink kept as it is (followFinal false).
+  let keptLink = false;
 
   while (pending.length > 0) {
     const name = pending.pop() as string;
@@ -80,6 +98,11 @@ function walk(joined: string, platform: Platform): { real: string; exists: boole
       resolved.push(name);
       continue;
     }
+    if (!followFinal && pending.every((rest) => rest === '.')) {
+      resolved.push(name);
+      keptLink = true;
+      continue;
+    }
     hops += 1;
     if (hops > MAX_SYMLINK_HOPS) {
       throw new AppError(
@@ -101,7 +124,8 @@ function walk(joined: string, platform: Platform): { real: string; exists: boole
   const exists = missingFrom === undefined;
   if (platform === 'windows' && exists) {
     // Win32 short names (PROGRA~1) and junction spellings are only canonicalised by the OS.
-    real = canonicalWindows(real);
+    // realpath would follow a kept link: only the folder holding it is canonicalised then.
+    real = keptLink ? api.join(canonicalWindows(api.dirname(real)), api.basename(real)) : canonicalWindows(real);
   }
   return { real, exists };
 }

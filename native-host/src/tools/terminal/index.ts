@@ -23,15 +23,21 @@ export interface TerminalOptions {
   processes?: ProcessControl;
 }
 
+export interface TerminalHandlers extends HandlerGroup<'bash_execute' | 'bash_session'> {
+  /**
+   * Where a session's next command runs (undefined id: the default session), for the policy to
+   * judge commands there; undefined when there is no such session (the default one starts in
+   * the home folder). Read-only: it never starts a session.
+   */
+  sessionCwd(id: string | undefined): string | undefined;
+}
+
 /**
  * `bash_execute` and `bash_session`: persistent shells (session.ts), created on demand and kept
  * until killed or the daemon stops. A call without `session_id` runs in the default session,
  * which is started by the first such call; other sessions come from `bash_session create`.
  */
-export function createTerminalHandlers(
-  services: HostServices,
-  options: TerminalOptions = {},
-): HandlerGroup<'bash_execute' | 'bash_session'> {
+export function createTerminalHandlers(services: HostServices, options: TerminalOptions = {}): TerminalHandlers {
   const sessions = new Map<string, ShellSession>();
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
   const processes = options.processes ?? processControlFor(services.platform);
@@ -177,6 +183,8 @@ export function createTerminalHandlers(
         }
       },
     },
+
+    sessionCwd: (id) => (disposed ? undefined : sessions.get(id ?? DEFAULT_SESSION)?.cwd()),
 
     dispose: async () => {
       disposed = true;
