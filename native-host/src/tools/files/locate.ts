@@ -17,18 +17,12 @@ export function locate(services: HostServices, input: string): ResolvedPath {
 }
 
 /**
- * For operations on the name itself (delete, trash): the folder holding it resolved, the last
- * name kept — so deleting a symlink removes the link, as `rm` does, not what it points to.
+ * For operations on the name itself (delete, trash): the folders above it resolved, the last name
+ * kept — so deleting a symlink removes the link, as `rm` does, not what it points to. The same
+ * resolution the policy uses for delete_file (`followFinal: false`), `..` after a symlink included.
  */
 export function locateEntry(services: HostServices, input: string): string {
-  const api = pathApiFor(services.platform);
-  const { absolute } = locate(services, input);
-  const parent = api.dirname(absolute);
-  if (parent === absolute) return absolute;
-  return api.join(
-    resolvePath(parent, services.homeDir, services.homeDir, services.platform).real,
-    api.basename(absolute),
-  );
+  return resolvePath(input, services.homeDir, services.homeDir, services.platform, { followFinal: false }).real;
 }
 
 /** lstat/stat that answers undefined for "nothing there" and a clear AppError for the rest. */

@@ -81,6 +81,19 @@ describe('delete_file', () => {
     expect(fs.readFileSync(target, 'utf8')).toBe('stays');
   });
 
+  it('takes `..` after a symlink from the link target, as the policy judged it', async () => {
+    // ~/projects/link → ~/elsewhere/deep, so ~/projects/link/../x is ~/elsewhere/x (as the kernel
+    // resolves it), not ~/projects/x (as the text reads).
+    const lookalike = fixture.put('projects/x', 'must stay');
+    const meant = fixture.put('elsewhere/x', 'goes');
+    fs.mkdirSync(path.join(fixture.home, 'elsewhere/deep'));
+    fs.symlinkSync(path.join(fixture.home, 'elsewhere/deep'), path.join(fixture.home, 'projects/link'));
+    const deleted = await remove({ path: 'projects/link/../x', permanent: true });
+    expect(deleted.original_path).toBe(meant);
+    expect(fs.existsSync(meant)).toBe(false);
+    expect(fs.readFileSync(lookalike, 'utf8')).toBe('must stay');
+  });
+
   it('refuses the root, the home directory, the data directory and what holds them', async () => {
     for (const [input, words] of [
       ['/', 'root of the file system'],
