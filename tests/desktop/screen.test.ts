@@ -102,6 +102,20 @@ beforeAll(async () => {
   const id = await waitForWindow(server, 'nx-screen-picture');
   origin = await absolutePosition(id);
   desktop = createLinuxDesktop(server.env, workDir);
+  // The window is mapped before `display` has drawn into it (slowly, on a busy machine): wait
+  // until the red box shows on screen before any test looks at it.
+  const red = onScreen(RED);
+  await until('the picture to be drawn', async () => {
+    const pixel = await desktop.screen.capture({
+      x: red.x + red.width / 2,
+      y: red.y + red.height / 2,
+      width: 1,
+      height: 1,
+    });
+    const [first, , third] = pixel.data;
+    const [r, b] = pixel.order === 'rgb' ? [first, third] : [third, first];
+    return r === 255 && pixel.data[1] === 0 && b === 0 ? true : undefined;
+  });
   blobs = new MemoryBlobStore(64 * 1024 * 1024);
   services = testServices(desktop, blobs);
   group = createScreenHandlers(services);

@@ -61,7 +61,8 @@ export async function startXServer(options: { width?: number; height?: number } 
 
 /** Waits until the window manager has announced itself (EWMH `_NET_SUPPORTING_WM_CHECK`). */
 async function waitForWindowManager(env: NodeJS.ProcessEnv): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  // Generous: on a loaded two-core machine openbox has been seen to take over 10 s.
+  const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     try {
       const { stdout } = await runCommand('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], {
@@ -73,7 +74,7 @@ async function waitForWindowManager(env: NodeJS.ProcessEnv): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('openbox did not start within 10 s');
+  throw new Error('openbox did not start within 20 s');
 }
 
 function kill(child: ChildProcess): Promise<void> {
