@@ -13,7 +13,7 @@ let handlers: ReturnType<typeof createAppHandlers>['handlers'];
 beforeAll(async () => {
   server = await startXServer();
   handlers = createAppHandlers(testServices(createLinuxDesktop(server.env))).handlers;
-}, 20_000);
+}, 40_000);
 afterAll(async () => server?.stop());
 
 const x = (args: string[]) => runCommand(args[0] as string, args.slice(1), { env: { DISPLAY: server.display } });

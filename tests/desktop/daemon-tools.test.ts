@@ -20,7 +20,7 @@ let home: TestHome;
 beforeAll(async () => {
   requireBuilt(CLI_BUNDLE);
   server = await startXServer({ width: 1920, height: 1080 });
-}, 30_000);
+}, 40_000);
 afterAll(async () => server?.stop());
 afterEach(async () => home?.cleanup());
 

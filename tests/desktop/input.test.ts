@@ -40,7 +40,7 @@ beforeAll(async () => {
     image: { width: server.width / 2, height: server.height / 2 },
   });
   handlers = createInputHandlers(services).handlers;
-}, 30_000);
+}, 40_000);
 
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');

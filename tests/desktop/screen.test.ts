@@ -119,7 +119,7 @@ beforeAll(async () => {
   blobs = new MemoryBlobStore(64 * 1024 * 1024);
   services = testServices(desktop, blobs);
   group = createScreenHandlers(services);
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await group?.dispose?.();

@@ -32,7 +32,7 @@ beforeAll(async () => {
   dunst = spawn('dunst', [], { env, stdio: 'ignore' });
   await waitForDunst();
   handlers = createSystemHandlers(testServices(createLinuxDesktop(env), new MemoryBlobStore(64))).handlers;
-}, 30_000);
+}, 40_000);
 afterAll(async () => {
   dunst?.kill();
   bus?.kill();

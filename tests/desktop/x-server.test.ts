@@ -6,7 +6,7 @@ import { openXterm, startXServer, type XServer } from '../support/x-server.js';
 let server: XServer;
 beforeAll(async () => {
   server = await startXServer();
-}, 20_000);
+}, 40_000);
 afterAll(async () => server?.stop());
 
 it('starts Xvfb with openbox, and an xterm gets a titled window', async () => {
