@@ -9,8 +9,6 @@
 // pbcopy decodes its input by the locale, so it runs with a UTF-8 locale whatever the daemon's.
 // Images travel through a file the daemon made, both ways: a PNG can be megabytes.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 import { z } from 'zod';
@@ -18,6 +16,7 @@ import { z } from 'zod';
 import type { ClipboardAdapter, ClipboardContent } from '../desktop.js';
 import { resolveOptions, type MacosAdapterOptions } from './jxa.js';
 import { type CommandSpec } from '../command-exec.js';
+import { withTemporaryFile } from '../temporary-file.js';
 
 export const MACOS_CLIPBOARD_SCRIPT = String.raw`
 ObjC.import('AppKit');
@@ -82,20 +81,11 @@ export function toMacosClipboardContent(value: unknown, png: Buffer | null): Cli
   return content;
 }
 
-async function withTemporaryFile<T>(use: (file: string) => Promise<T>): Promise<T> {
-  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'nextai-clipboard-'));
-  try {
-    return await use(path.join(directory, 'clipboard.png'));
-  } finally {
-    await fs.promises.rm(directory, { recursive: true, force: true });
-  }
-}
-
 export function createMacosClipboard(options: MacosAdapterOptions = {}): ClipboardAdapter {
   const { exec, jxa } = resolveOptions(options);
   return {
     read: () =>
-      withTemporaryFile(async (file) => {
+      withTemporaryFile('nextai-clipboard-', 'clipboard.png', async (file) => {
         const value = await jxa.run(MACOS_CLIPBOARD_SCRIPT, { op: 'read', file });
         const png = await fs.promises.readFile(file).catch((error: NodeJS.ErrnoException) => {
           if (error.code === 'ENOENT') return null;
@@ -107,7 +97,7 @@ export function createMacosClipboard(options: MacosAdapterOptions = {}): Clipboa
       await exec(pbcopyCommand(text), { timeoutMs: 5000 });
     },
     writeImage: (png) =>
-      withTemporaryFile(async (file) => {
+      withTemporaryFile('nextai-clipboard-', 'clipboard.png', async (file) => {
         if (!isPng(png)) throw new AppError('INVALID_INPUT', 'The image for the clipboard must be PNG bytes.');
         await fs.promises.writeFile(file, png);
         await jxa.run(MACOS_CLIPBOARD_SCRIPT, { op: 'image', file });

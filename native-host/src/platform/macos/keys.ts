@@ -5,6 +5,7 @@
 import { AppError } from '@nextai/shared';
 
 import { normalizeKey, type ModifierKey } from '../keys.js';
+import { typingPlan } from '../typing-plan.js';
 
 /** CGEventFlags masks for the modifiers (kCGEventFlagMask*). */
 export const MODIFIER_FLAGS: Record<ModifierKey, number> = {
@@ -198,30 +199,15 @@ export function macosModifiers(modifiers: readonly string[]): MacosKeyStroke[] {
 export const MACOS_MODIFIER_CODES = [55, 54, 56, 60, 58, 61, 59, 62, 63];
 
 /**
- * Typing plan: text in chunks of at most 20 UTF-16 units (what a key event carries), never
- * splitting a surrogate pair; line breaks and tabs as the Return and Tab keys, so editors and
- * terminals see real key presses. With a delay, one character per event.
+ * Typing plan (typing-plan.ts): chunks of at most 20 UTF-16 units, what one key event carries.
  */
 export type TypingItem = { text: string } | { code: number };
 
 const MAX_CHUNK_UNITS = 20;
 
 export function macosTypingPlan(text: string, delayMs: number): TypingItem[] {
-  const items: TypingItem[] = [];
-  let chunk = '';
-  const flush = () => {
-    if (chunk) items.push({ text: chunk });
-    chunk = '';
-  };
-  for (const character of text.replace(/\r\n?/g, '\n')) {
-    if (character === '\n' || character === '\t') {
-      flush();
-      items.push({ code: character === '\n' ? MACOS_KEY_CODES.enter! : MACOS_KEY_CODES.tab! });
-      continue;
-    }
-    if (delayMs > 0 || chunk.length + character.length > MAX_CHUNK_UNITS) flush();
-    chunk += character;
-  }
-  flush();
-  return items;
+  return typingPlan(text, delayMs, MAX_CHUNK_UNITS, {
+    enter: { code: MACOS_KEY_CODES.enter! },
+    tab: { code: MACOS_KEY_CODES.tab! },
+  });
 }

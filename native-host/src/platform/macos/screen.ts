@@ -14,8 +14,6 @@
 // from display") or — on older systems — silently returns only the wallpaper, so every capture
 // also asks CGPreflightScreenCaptureAccess() (macOS 11+) and refuses with the setting to change.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 import { z } from 'zod';
@@ -24,6 +22,7 @@ import type { RawImage, Rect, ScreenAdapter, Size } from '../desktop.js';
 import { checkRegion } from '../region.js';
 import { SCREEN_RECORDING_MESSAGE, resolveOptions, type MacosAdapterOptions } from './jxa.js';
 import { failureStderr, type CommandSpec } from '../command-exec.js';
+import { withTemporaryFile } from '../temporary-file.js';
 
 export const MACOS_SCREEN_INFO_SCRIPT = String.raw`
 ObjC.import('AppKit');
@@ -103,9 +102,7 @@ export function createMacosScreen(options: MacosAdapterOptions = {}): ScreenAdap
 
     async capture(region) {
       const area = region ? checkRegion(region) : undefined;
-      const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'nextai-capture-'));
-      const file = path.join(directory, 'screen.png');
-      try {
+      return withTemporaryFile('nextai-capture-', 'screen.png', async (file) => {
         // Both at once: the permission check costs no extra wall time. Both settle before the
         // temporary directory goes.
         const [infoResult, captureResult] = await Promise.allSettled([
@@ -117,10 +114,8 @@ export function createMacosScreen(options: MacosAdapterOptions = {}): ScreenAdap
         if (info.screenRecording === false) throw new AppError('UNAVAILABLE', SCREEN_RECORDING_MESSAGE);
         if (captureResult.status === 'rejected') throw screencaptureFailure(captureResult.reason);
         const size = area ?? { width: Math.round(info.width), height: Math.round(info.height) };
-        return await decodeCapture(await fs.promises.readFile(file), size);
-      } finally {
-        await fs.promises.rm(directory, { recursive: true, force: true });
-      }
+        return decodeCapture(await fs.promises.readFile(file), size);
+      });
     },
   };
 }

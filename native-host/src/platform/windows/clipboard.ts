@@ -11,14 +11,13 @@
 // which powershell.exe uses by default. Another program may hold the clipboard open for a moment:
 // SetDataObject retries (10 × 50 ms), reads retry the same.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 import { z } from 'zod';
 
 import type { ClipboardAdapter, ClipboardContent } from '../desktop.js';
 import { resolveOptions, type WindowsAdapterOptions } from './powershell.js';
+import { withTemporaryFile } from '../temporary-file.js';
 
 export const WINDOWS_CLIPBOARD_SCRIPT = String.raw`
 param($Request)
@@ -121,20 +120,11 @@ export function toClipboardContent(value: unknown, png: Buffer | null): Clipboar
   return content;
 }
 
-async function withTemporaryFile<T>(use: (file: string) => Promise<T>): Promise<T> {
-  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'nextai-clipboard-'));
-  try {
-    return await use(path.join(directory, 'clipboard.png'));
-  } finally {
-    await fs.promises.rm(directory, { recursive: true, force: true });
-  }
-}
-
 export function createWindowsClipboard(options: WindowsAdapterOptions = {}): ClipboardAdapter {
   const { powershell } = resolveOptions(options);
   return {
     read: () =>
-      withTemporaryFile(async (file) => {
+      withTemporaryFile('nextai-clipboard-', 'clipboard.png', async (file) => {
         const value = await powershell.run(WINDOWS_CLIPBOARD_SCRIPT, clipboardRequests.read(file));
         const png = await fs.promises.readFile(file).catch((error: NodeJS.ErrnoException) => {
           if (error.code === 'ENOENT') return null;
@@ -146,7 +136,7 @@ export function createWindowsClipboard(options: WindowsAdapterOptions = {}): Cli
       await powershell.run(WINDOWS_CLIPBOARD_SCRIPT, clipboardRequests.text(text));
     },
     writeImage: (png) =>
-      withTemporaryFile(async (file) => {
+      withTemporaryFile('nextai-clipboard-', 'clipboard.png', async (file) => {
         if (!isPng(png)) throw new AppError('INVALID_INPUT', 'The image for the clipboard must be PNG bytes.');
         await fs.promises.writeFile(file, png);
         await powershell.run(WINDOWS_CLIPBOARD_SCRIPT, clipboardRequests.image(file));

@@ -5,6 +5,7 @@
 import { AppError } from '@nextai/shared';
 
 import { isModifier, normalizeKey } from '../keys.js';
+import { typingPlan } from '../typing-plan.js';
 
 export interface VirtualKey {
   vk: number;
@@ -111,21 +112,8 @@ const MAX_CHUNK_UNITS = 64;
  * one character per item.
  */
 export function windowsTypingPlan(text: string, delayMs: number): WindowsTypingItem[] {
-  const items: WindowsTypingItem[] = [];
-  let chunk = '';
-  const flush = () => {
-    if (chunk) items.push({ text: chunk });
-    chunk = '';
-  };
-  for (const character of text.replace(/\r\n?/g, '\n')) {
-    if (character === '\n' || character === '\t') {
-      flush();
-      items.push(WINDOWS_NAMED_KEYS[character === '\n' ? 'enter' : 'tab']!);
-      continue;
-    }
-    if (delayMs > 0 || chunk.length + character.length > MAX_CHUNK_UNITS) flush();
-    chunk += character;
-  }
-  flush();
-  return items;
+  return typingPlan(text, delayMs, MAX_CHUNK_UNITS, {
+    enter: WINDOWS_NAMED_KEYS.enter!,
+    tab: WINDOWS_NAMED_KEYS.tab!,
+  });
 }

@@ -11,8 +11,6 @@
 // serializer accepts. The Desktop Duplication API would be faster and see some DRM-protected
 // windows differently, but needs a compiled DirectX helper: out of scope here.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 import { z } from 'zod';
@@ -21,6 +19,7 @@ import type { RawImage, Rect, ScreenAdapter } from '../desktop.js';
 import { checkRegion } from '../region.js';
 import { LOAD_NATIVE, NATIVE_TYPE } from './native.js';
 import { NO_DESKTOP_MESSAGE, resolveOptions, type WindowsAdapterOptions } from './powershell.js';
+import { withTemporaryFile } from '../temporary-file.js';
 
 export const WINDOWS_SCREEN_SCRIPT = String.raw`
 param($Request)
@@ -89,18 +88,13 @@ export function createWindowsScreen(options: WindowsAdapterOptions = {}): Screen
       if (size.width < 1 || size.height < 1) throw new AppError('UNAVAILABLE', NO_DESKTOP_MESSAGE);
       return size;
     },
-    async capture(region) {
-      const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'nextai-capture-'));
-      const file = path.join(directory, 'screen.png');
-      try {
+    capture: (region) =>
+      withTemporaryFile('nextai-capture-', 'screen.png', async (file) => {
         const request = screenRequests.capture(file, region);
         const size = sizeSchema.parse(
           await powershell.run(WINDOWS_SCREEN_SCRIPT, request, { timeoutMs: CAPTURE_TIMEOUT_MS }),
         );
-        return await decodePng(await fs.promises.readFile(file), size);
-      } finally {
-        await fs.promises.rm(directory, { recursive: true, force: true });
-      }
-    },
+        return decodePng(await fs.promises.readFile(file), size);
+      }),
   };
 }
