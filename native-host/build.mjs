@@ -24,7 +24,6 @@ await build({
     'web-tree-sitter',
     'node-pty',
     'sharp',
-    '@nut-tree-fork/*',
     'tesseract.js',
     '@tesseract.js-data/*',
   ],

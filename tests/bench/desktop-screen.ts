@@ -1,7 +1,7 @@
 /**
  * Screen benchmarks (issue #4), in-process with the real screen tools on a real X server (Xvfb
  * 1920×1080 + openbox) showing a picture full of text:
- *   - `screenshot` end to end through its handler (libnut capture, pixel preparation with change
+ *   - `screenshot` end to end through its handler (GetImage over our X connection, pixel preparation with change
  *     hashing, sharp scale + JPEG q80, base64 or blob reference), p50/p95 — goal p50 ≤ 40 ms;
  *     its parts; the same pipeline scaled to 1568×882 (what the baseline makes);
  *   - the baseline in the same run: ImageMagick `import -window root -resize 1568x jpeg:-`;
@@ -36,9 +36,9 @@ const OCR_RUNS = 8;
 const MEASURE = '--measure-in-this-process';
 
 /**
- * Starts the X server and the picture, then measures in a child process: Xlib (inside libnut)
- * ends the process it runs in when its X server goes away, so the process that stops the server
- * must not be the one that used libnut. The child's lines come back on its stdout as JSON.
+ * Starts the X server and the picture, then measures in a child process, so the measured
+ * process's memory holds nothing of the bench's own set-up. The child's lines come back on its
+ * stdout as JSON.
  */
 export async function benchScreen(): Promise<string[]> {
   const server = await startXServer({ width: 1920, height: 1080 });
@@ -169,7 +169,7 @@ async function measure(dir: string): Promise<string[]> {
       `Screen (issue #4), Xvfb 1920×1080 showing text, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}:`,
       formatRow(`screenshot → ${last!.width}×${last!.height} JPEG q80 (handler)`, shot),
       `  fastest ${shot.min.toFixed(1)} ms; CPU time of this process ${shotCpuMs.toFixed(1)} ms per screenshot (the X server's share not counted)`,
-      formatRow('  part: capture (libnut XGetImage)', summarize(capture)),
+      formatRow('  part: capture (GetImage)', summarize(capture)),
       formatRow('  part: to RGB + change hashes', summarize(prepare)),
       formatRow(`  part: scale + encode (sharp) → ${last!.width}×${last!.height}`, summarize(encode)),
       formatRow('  part: scale + encode (sharp) → 1568×882', summarize(encodeLarge)),

@@ -17,8 +17,7 @@ import { openXterm, startXServer, waitForWindow, type XServer } from '../support
 /**
  * The input tools against a real X server (Xvfb + openbox): text typed into a real xterm is read
  * back from a file the terminal's program writes; clicks, modifiers, drags, scrolls and keys are
- * observed by `xev` in its own window. libnut stays connected to this Xvfb until the worker exits,
- * so no libnut call may follow `server.stop()` (Xlib would end the process).
+ * observed by `xev` in its own window.
  */
 
 let server: XServer;

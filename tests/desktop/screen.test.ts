@@ -17,8 +17,7 @@ import { openXterm, startXServer, waitForWindow, type XServer } from '../support
 /**
  * screenshot, screen_ocr and element_locate against a real X server (Xvfb 1920×1080 + openbox):
  * ImageMagick `display` shows a picture drawn with known coloured boxes and known text (English,
- * and Chinese in a CJK font), at a position read back with xwininfo. libnut stays connected to
- * this Xvfb until the worker exits, so no libnut call may follow `server.stop()`.
+ * and Chinese in a CJK font), at a position read back with xwininfo.
  */
 
 type ScreenGroup = HandlerGroup<'screenshot' | 'screen_ocr' | 'element_locate'>;

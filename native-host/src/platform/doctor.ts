@@ -88,9 +88,6 @@ export async function runDoctor(
   for (const [name, neededFor] of [
     ['node-pty', 'bash_execute, bash_session'],
     ['sharp', 'screenshot'],
-    ...(platform === 'linux'
-      ? ([['@nut-tree-fork/libnut-linux', 'screenshot, mouse (in-process X access)']] as const)
-      : []),
   ] as const) {
     const present = probes.hasPackage(name);
     checks.push({

@@ -3,9 +3,10 @@ import net from 'node:net';
 import { AppError } from '@nextai/shared';
 
 /**
- * Screen, input and window tools need an X display. nut.js (libnut) segfaults without one, taking
- * the daemon down, so every X adapter calls `requireDisplay` first: it checks that DISPLAY is set
- * and that its X server accepts a connection, and throws UNAVAILABLE with the fix otherwise.
+ * Screen, input and window tools need an X display, so every X adapter calls `requireDisplay`
+ * first: it checks that DISPLAY is set and that its X server accepts a connection, and throws
+ * UNAVAILABLE with the fix otherwise — a message a person can act on, where the X programs would
+ * only say "Can't open display".
  * A positive answer is cached briefly: the check is on every screen/input call.
  */
 const CACHE_MS = 2000;

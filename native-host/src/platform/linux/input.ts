@@ -5,12 +5,12 @@ import type { InputAdapter, KeyName, MouseButton, Point, ScrollDirection, Size }
 import { isModifier, normalizeChord, normalizeKey, type ModifierKey, type NAMED_KEYS } from '../keys.js';
 import { requireDisplay } from './display.js';
 import { missingProgramIsUnavailable, xEnvironment } from './windows.js';
-import { buttonMask, X_EVENT, XInputConnection } from './x-input-connection.js';
+import { buttonMask, X_EVENT, XConnection } from './x-connection.js';
 
 /**
  * Mouse and keyboard on Linux (X11).
  *
- * The mouse goes through our own X connection (x-input-connection.ts): XTEST events in-process,
+ * The mouse goes through our own X connection (x-connection.ts): XTEST events in-process,
  * each button event followed by QueryPointer until the server shows it processed. libnut and
  * xdotool were measured and both misplace quick clicks under a window manager (see there).
  *
@@ -285,23 +285,23 @@ const BUTTON_WAIT_MS = 1000;
 const SCREEN_SIZE_TTL_MS = 2000;
 
 export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAdapter {
-  let open: { display: string; connection: XInputConnection } | undefined;
+  let open: { display: string; connection: XConnection } | undefined;
   let screen: { size: Size; until: number } | undefined;
   /** One typing at a time: two would fight over the spare keycodes. */
   let typing: Promise<unknown> = Promise.resolve();
 
-  async function connect(): Promise<XInputConnection> {
+  async function connect(): Promise<XConnection> {
     const display = await requireDisplay(env);
     if (open && open.display === display && open.connection.isOpen) return open.connection;
     open?.connection.close();
     open = undefined;
     screen = undefined;
-    const connection = await XInputConnection.open(display, env);
+    const connection = await XConnection.open(display, env);
     open = { display, connection };
     return connection;
   }
 
-  async function checkOnScreen(connection: XInputConnection, ...points: Point[]): Promise<void> {
+  async function checkOnScreen(connection: XConnection, ...points: Point[]): Promise<void> {
     if (!screen || screen.until < Date.now()) {
       screen = { size: await connection.screenSize(), until: Date.now() + SCREEN_SIZE_TTL_MS };
     }
@@ -324,13 +324,13 @@ export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAda
   }
 
   /** Moves the pointer and waits until the server has applied it (one round trip). */
-  async function moveTo(connection: XInputConnection, point: Point): Promise<void> {
+  async function moveTo(connection: XConnection, point: Point): Promise<void> {
     connection.fakeInput(X_EVENT.motion, 0, point.x, point.y);
     await connection.pointer();
   }
 
-  /** Presses or releases a button and waits until the server has processed it (see x-input-connection.ts). */
-  async function button(connection: XInputConnection, number: number, down: boolean): Promise<void> {
+  /** Presses or releases a button and waits until the server has processed it (see x-connection.ts). */
+  async function button(connection: XConnection, number: number, down: boolean): Promise<void> {
     connection.fakeInput(down ? X_EVENT.buttonPress : X_EVENT.buttonRelease, number);
     const mask = buttonMask(number);
     if (mask === 0) {
@@ -340,7 +340,7 @@ export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAda
     await connection.waitForButtons((state) => ((state & mask) !== 0) === down, BUTTON_WAIT_MS);
   }
 
-  async function modifierKeycodes(connection: XInputConnection, modifiers: ModifierKey[]): Promise<number[]> {
+  async function modifierKeycodes(connection: XConnection, modifiers: ModifierKey[]): Promise<number[]> {
     const keycodes: number[] = [];
     for (const modifier of modifiers) {
       const keycode = await connection.keycodeFor(MODIFIER_KEYSYM_VALUES[modifier]);
@@ -371,7 +371,7 @@ export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAda
     });
 
   async function glide(
-    connection: XInputConnection,
+    connection: XConnection,
     to: Point,
     steps: number,
     signal: AbortSignal | undefined,

@@ -1,29 +1,37 @@
 import { AppError } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import { bitmapToRaw, checkRegion } from './screen.js';
+import { checkRegion, ximageToRaw } from './screen.js';
+import type { PixelFormat } from './x-connection.js';
 
-describe('bitmapToRaw', () => {
-  it('packs padded rows (byteWidth > width × 4)', () => {
+const DEPTH_24: PixelFormat = { depth: 24, bitsPerPixel: 32, scanlinePad: 32, imageByteOrder: 0 };
+
+describe('ximageToRaw', () => {
+  it('packs padded rows (bytesPerRow > width × 4)', () => {
     // 2×2 pixels, rows padded to 12 bytes; padding bytes are 0xee.
     const image = Buffer.from([
       1, 2, 3, 0, 4, 5, 6, 0, 0xee, 0xee, 0xee, 0xee, 7, 8, 9, 0, 10, 11, 12, 0, 0xee, 0xee, 0xee, 0xee,
     ]);
-    const raw = bitmapToRaw({ width: 2, height: 2, image, byteWidth: 12, bitsPerPixel: 32, bytesPerPixel: 4 });
+    const raw = ximageToRaw({ width: 2, height: 2, data: image, bytesPerRow: 12, format: DEPTH_24 });
     expect(raw).toMatchObject({ width: 2, height: 2, channels: 4, order: 'bgr' });
     expect([...raw.data]).toEqual([1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12, 0]);
   });
 
   it('keeps tight rows as they are, and refuses depths it cannot read', () => {
     const image = Buffer.alloc(16);
-    const raw = bitmapToRaw({ width: 2, height: 2, image, byteWidth: 8, bitsPerPixel: 32, bytesPerPixel: 4 });
+    const raw = ximageToRaw({ width: 2, height: 2, data: image, bytesPerRow: 8, format: DEPTH_24 });
     expect(raw.data).toBe(image);
-    expect(() => bitmapToRaw({ width: 2, height: 2, image, byteWidth: 4, bitsPerPixel: 16, bytesPerPixel: 2 })).toThrow(
-      /16 bits per pixel/u,
+    const depth16 = { ...DEPTH_24, depth: 16, bitsPerPixel: 16 };
+    expect(() => ximageToRaw({ width: 2, height: 2, data: image, bytesPerRow: 4, format: depth16 })).toThrow(
+      /depth 16 at 16 bits per pixel/u,
     );
-    expect(() =>
-      bitmapToRaw({ width: 4, height: 2, image, byteWidth: 16, bitsPerPixel: 32, bytesPerPixel: 4 }),
-    ).toThrow(/malformed/u);
+    const msbFirst = { ...DEPTH_24, imageByteOrder: 1 };
+    expect(() => ximageToRaw({ width: 2, height: 2, data: image, bytesPerRow: 8, format: msbFirst })).toThrow(
+      /most significant byte first/u,
+    );
+    expect(() => ximageToRaw({ width: 4, height: 2, data: image, bytesPerRow: 16, format: DEPTH_24 })).toThrow(
+      /malformed/u,
+    );
   });
 });
 

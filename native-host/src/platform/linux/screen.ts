@@ -1,44 +1,47 @@
 import { AppError } from '@nextai/shared';
 
 import type { RawImage, Rect, ScreenAdapter, Size } from '../desktop.js';
-import { loadLibnut } from './libnut.js';
-
-/** What libnut's `screen.capture` returns: the XImage's bytes as one Buffer. */
-export interface XBitmap {
-  width: number;
-  height: number;
-  image: Buffer;
-  /** Bytes per row; may be more than width × bytesPerPixel (row padding). */
-  byteWidth: number;
-  bitsPerPixel: number;
-  bytesPerPixel: number;
-}
+import { requireDisplay } from './display.js';
+import { XConnection, type XImage } from './x-connection.js';
 
 /**
- * Screen capture on X11 through libnut (in-process XGetImage on the root window): no subprocess,
- * no file, the pixels arrive as one Buffer in a few milliseconds.
+ * Screen capture on X11 over our own X connection (x-connection.ts): GetImage of the root
+ * window in-process — no subprocess, no file, no native module. Measured against libnut's
+ * XGetImage on the same Xvfb, interleaved: p50 21.8 ms against 23.5 ms for 1920×1080. Unlike
+ * Xlib (inside libnut), a lost X server or a refused request is an ordinary error here, never a
+ * process exit, so a logout or a bad region cannot take the daemon down.
  *
- * A region must lie wholly on the screen: XGetImage fails (BadMatch, which Xlib may turn into a
- * process exit) for any part outside the root window, so off-screen parts are refused here with
- * the screen size in the message. Clipping to the screen is the caller's decision (the screenshot
- * tool clips window bounds and regions, and records the clipped area for coordinate mapping).
+ * A region must lie wholly on the screen: GetImage fails (BadMatch) for any part outside the
+ * root window, so off-screen parts are refused here with the screen size in the message.
+ * Clipping to the screen is the caller's decision (the screenshot tool clips window bounds and
+ * regions, and records the clipped area for coordinate mapping).
  */
 export function createLinuxScreen(env: NodeJS.ProcessEnv = process.env): ScreenAdapter {
+  let open: { display: string; connection: XConnection } | undefined;
+
+  async function connect(): Promise<XConnection> {
+    const display = await requireDisplay(env);
+    if (open && open.display === display && open.connection.isOpen) return open.connection;
+    open?.connection.close();
+    open = undefined;
+    const connection = await XConnection.open(display, env);
+    open = { display, connection };
+    return connection;
+  }
+
   return {
     async screenSize(): Promise<Size> {
-      const libnut = await loadLibnut(env);
-      const { width, height } = libnut.getScreenSize();
-      return { width, height };
+      return (await connect()).screenSize();
     },
 
     async capture(region?: Rect): Promise<RawImage> {
-      const libnut = await loadLibnut(env);
-      const size = libnut.getScreenSize();
+      const connection = await connect();
+      const size = await connection.screenSize();
       const area = region ?? { x: 0, y: 0, width: size.width, height: size.height };
       checkRegion(area, size);
-      let bitmap: XBitmap;
+      let image: XImage;
       try {
-        bitmap = libnut.screen.capture(area.x, area.y, area.width, area.height) as XBitmap;
+        image = await connection.getImage(area);
       } catch (error) {
         throw new AppError(
           'TOOL_FAILED',
@@ -46,7 +49,7 @@ export function createLinuxScreen(env: NodeJS.ProcessEnv = process.env): ScreenA
           { cause: error },
         );
       }
-      return bitmapToRaw(bitmap);
+      return ximageToRaw(image);
     },
   };
 }
@@ -77,30 +80,38 @@ export function checkRegion(region: Rect, screen: Size): void {
 }
 
 /**
- * The XImage as a RawImage with tightly packed rows. A 24-bit-depth X server on a little-endian
- * machine delivers 32 bits per pixel as B, G, R, X (X unused, often 0); rows may be padded
- * (`byteWidth`), in which case they are copied into a packed buffer.
+ * A GetImage reply as a RawImage with tightly packed rows. A 24-bit-depth X server delivers 32
+ * bits per pixel; in least-significant-byte-first image order that is B, G, R, X (X unused,
+ * often 0). Rows are padded to the server's scanline pad, in which case they are copied into a
+ * packed buffer.
  */
-export function bitmapToRaw(bitmap: XBitmap): RawImage {
-  const { width, height, byteWidth, bytesPerPixel } = bitmap;
-  if (bytesPerPixel !== 4 && bytesPerPixel !== 3) {
+export function ximageToRaw(image: XImage): RawImage {
+  const { width, height, bytesPerRow, format } = image;
+  const bytesPerPixel = format.bitsPerPixel / 8;
+  if (format.depth !== 24 || (bytesPerPixel !== 4 && bytesPerPixel !== 3)) {
     throw new AppError(
       'UNAVAILABLE',
-      `The X display uses ${bitmap.bitsPerPixel} bits per pixel, which screen capture does not support (it needs 24-bit colour). Run the X server at depth 24.`,
+      `The X display has depth ${format.depth} at ${format.bitsPerPixel} bits per pixel, which screen capture does not support (it needs 24-bit colour). Run the X server at depth 24.`,
+    );
+  }
+  if (format.imageByteOrder !== 0) {
+    throw new AppError(
+      'UNAVAILABLE',
+      'The X server sends images most significant byte first, which screen capture does not support.',
     );
   }
   const rowBytes = width * bytesPerPixel;
-  if (byteWidth < rowBytes || bitmap.image.length < byteWidth * (height - 1) + rowBytes) {
+  if (bytesPerRow < rowBytes || image.data.length < bytesPerRow * (height - 1) + rowBytes) {
     throw new AppError(
       'TOOL_FAILED',
-      `The X server returned a malformed image (${width}×${height}, ${byteWidth} bytes per row, ${bitmap.image.length} bytes).`,
+      `The X server returned a malformed image (${width}×${height}, ${bytesPerRow} bytes per row, ${image.data.length} bytes).`,
     );
   }
-  let data = bitmap.image;
-  if (byteWidth !== rowBytes) {
+  let data = image.data;
+  if (bytesPerRow !== rowBytes) {
     data = Buffer.allocUnsafe(rowBytes * height);
     for (let row = 0; row < height; row++) {
-      bitmap.image.copy(data, row * rowBytes, row * byteWidth, row * byteWidth + rowBytes);
+      image.data.copy(data, row * rowBytes, row * bytesPerRow, row * bytesPerRow + rowBytes);
     }
   } else if (data.length !== rowBytes * height) {
     data = data.subarray(0, rowBytes * height);

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 
 /**
- * A minimal X11 protocol client for synthetic pointer and key events: XTEST FakeInput, QueryPointer,
- * GetGeometry and GetKeyboardMapping over the display's socket, in-process, with no native module.
+ * A minimal X11 protocol client over the display's socket, in-process, with no native module:
+ * synthetic pointer and key events (XTEST FakeInput, QueryPointer, GetKeyboardMapping), the
+ * screen's size (GetGeometry) and its pixels (GetImage, for screenshots: see screen.ts).
  *
  * Why not libnut or xdotool: both move the pointer and press buttons without waiting for the X
  * server to process the button events. A window manager holds a synchronous button grab while it
@@ -22,6 +23,7 @@ import { AppError } from '@nextai/shared';
 
 const OPCODE = {
   getGeometry: 14,
+  getImage: 73,
   queryPointer: 38,
   queryExtension: 98,
   getKeyboardMapping: 101,
@@ -68,10 +70,31 @@ export function findCookie(file: Buffer, displayNumber: string, hostname: string
   return undefined;
 }
 
-export class XInputConnection {
+/** How the root window's pixels arrive in a ZPixmap GetImage reply. */
+export interface PixelFormat {
+  depth: number;
+  bitsPerPixel: number;
+  /** Rows are padded to a multiple of this many bits. */
+  scanlinePad: number;
+  /** 0: least significant byte first (B, G, R, X on a 24-bit screen), 1: most significant first. */
+  imageByteOrder: number;
+}
+
+/** Pixels of a screen area as the server sent them (rows possibly padded). */
+export interface XImage {
+  width: number;
+  height: number;
+  bytesPerRow: number;
+  format: PixelFormat;
+  data: Buffer;
+}
+
+export class XConnection {
   private sequence = 0;
   private readonly pending = new Map<number, Pending>();
-  private buffer: Buffer = Buffer.alloc(0);
+  /** Received bytes not yet parsed, kept as a list so a large reply (a screen image) is joined once. */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
   private asyncError: Error | undefined;
   private closed: Error | undefined;
   private keymap: { min: number; perKeycode: number; keysyms: Uint32Array } | undefined;
@@ -83,6 +106,7 @@ export class XInputConnection {
     readonly root: number,
     private readonly minKeycode: number,
     private readonly maxKeycode: number,
+    readonly pixelFormat: PixelFormat,
   ) {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     const end = (error?: Error) => {
@@ -103,7 +127,7 @@ export class XInputConnection {
   }
 
   /** Connects to `display` (":1", "unix:1.0", "host:1") and checks that XTEST is there. */
-  static async open(display: string, env: NodeJS.ProcessEnv): Promise<XInputConnection> {
+  static async open(display: string, env: NodeJS.ProcessEnv): Promise<XConnection> {
     const match = /^(?<host>[^:]*):(?<number>\d+)(?:\.\d+)?$/u.exec(display);
     if (!match?.groups) throw new AppError('UNAVAILABLE', `DISPLAY="${display}" is not a valid X display name.`);
     const { host, number } = match.groups as { host: string; number: string };
@@ -137,9 +161,17 @@ export class XInputConnection {
     }
     const vendorLength = reply.readUInt16LE(24);
     const formats = reply[29]!;
-    const screenOffset = 40 + vendorLength + pad4(vendorLength) + 8 * formats;
+    const formatsOffset = 40 + vendorLength + pad4(vendorLength);
+    const screenOffset = formatsOffset + 8 * formats;
     const root = reply.readUInt32LE(screenOffset);
-    const connection = new XInputConnection(socket, root, reply[34]!, reply[35]!);
+    const rootDepth = reply[screenOffset + 38]!;
+    let pixelFormat: PixelFormat = { depth: rootDepth, bitsPerPixel: 0, scanlinePad: 32, imageByteOrder: reply[30]! };
+    for (let index = 0; index < formats; index++) {
+      const at = formatsOffset + 8 * index;
+      if (reply[at] === rootDepth)
+        pixelFormat = { ...pixelFormat, bitsPerPixel: reply[at + 1]!, scanlinePad: reply[at + 2]! };
+    }
+    const connection = new XConnection(socket, root, reply[34]!, reply[35]!, pixelFormat);
     const extension = await connection.queryExtension('XTEST');
     if (extension === undefined) {
       socket.destroy();
@@ -172,6 +204,32 @@ export class XInputConnection {
     request.writeUInt32LE(this.root, 4);
     const reply = (await this.send(request, true))!;
     return { width: reply.readUInt16LE(16), height: reply.readUInt16LE(18) };
+  }
+
+  /**
+   * The pixels of an area of the root window (GetImage, ZPixmap). The area must lie on the screen:
+   * the server answers BadMatch otherwise, which arrives here as an ordinary error.
+   */
+  async getImage(area: { x: number; y: number; width: number; height: number }): Promise<XImage> {
+    const request = Buffer.alloc(20);
+    request.writeUInt8(OPCODE.getImage, 0);
+    request.writeUInt8(2, 1); // ZPixmap
+    request.writeUInt16LE(5, 2);
+    request.writeUInt32LE(this.root, 4);
+    request.writeInt16LE(area.x, 8);
+    request.writeInt16LE(area.y, 10);
+    request.writeUInt16LE(area.width, 12);
+    request.writeUInt16LE(area.height, 14);
+    request.writeUInt32LE(0xffffffff, 16);
+    const reply = (await this.send(request, true))!;
+    const data = reply.subarray(32);
+    return {
+      width: area.width,
+      height: area.height,
+      bytesPerRow: area.height > 0 ? Math.floor(data.length / area.height) : 0,
+      format: this.pixelFormat,
+      data,
+    };
   }
 
   /** XTEST FakeInput: queued without waiting (errors surface at the next reply). */
@@ -260,14 +318,25 @@ export class XInputConnection {
     return promise;
   }
 
+  /** Joins the received chunks into one buffer of at least `size` bytes (at most one copy per reply). */
+  private head(size: number): Buffer {
+    if (this.chunks[0]!.length < size) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0]!;
+  }
+
   private receive(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-    while (this.buffer.length >= 32) {
-      const kind = this.buffer[0]!;
-      const size = kind === 1 || kind === 35 ? 32 + 4 * this.buffer.readUInt32LE(4) : 32;
-      if (this.buffer.length < size) break;
-      const message = this.buffer.subarray(0, size);
-      this.buffer = this.buffer.subarray(size);
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (this.buffered >= 32) {
+      const header = this.head(32);
+      const kind = header[0]!;
+      const size = kind === 1 || kind === 35 ? 32 + 4 * header.readUInt32LE(4) : 32;
+      if (this.buffered < size) break;
+      const joined = this.head(size);
+      const message = joined.subarray(0, size);
+      if (joined.length === size) this.chunks.shift();
+      else this.chunks[0] = joined.subarray(size);
+      this.buffered -= size;
       if (kind > 1) continue; // an event: none are selected, ignore any
       const sequence = message.readUInt16LE(2);
       // Requests without replies that came before this one succeeded.
@@ -288,7 +357,8 @@ export class XInputConnection {
         if (pending?.wantsReply) pending.reject(error);
         else this.asyncError = error;
       } else {
-        pending?.resolve(Buffer.from(message));
+        // A copy for small replies, so the socket's chunk is not kept alive; large ones (images) as they are.
+        pending?.resolve(size <= 4096 ? Buffer.from(message) : message);
       }
     }
     if (![...this.pending.values()].some((pending) => pending.wantsReply)) this.socket.unref();

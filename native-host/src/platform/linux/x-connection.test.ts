@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { buttonMask, findCookie } from './x-input-connection.js';
+import { buttonMask, findCookie } from './x-connection.js';
 
 /** One Xauthority record: family, address, display number, auth name, auth data. */
 function record(family: number, address: string, number: string, name: string, data: Buffer): Buffer {
