@@ -16,17 +16,9 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   minify: true,
-  // Native addons, and web-tree-sitter (which finds its .wasm next to its own module), load from
-  // node_modules at run time.
-  // Native addons, wasm and data packages are loaded from node_modules at run time.
-  external: [
-    'better-sqlite3',
-    'web-tree-sitter',
-    'node-pty',
-    'sharp',
-    'tesseract.js',
-    '@tesseract.js-data/*',
-  ],
+  // Native addons, web-tree-sitter (which finds its .wasm next to its own module), tesseract.js
+  // (its worker and wasm) and the OCR language data load from node_modules at run time.
+  external: ['better-sqlite3', 'web-tree-sitter', 'node-pty', 'sharp', 'tesseract.js', '@tesseract.js-data/*'],
   banner: {
     // Some bundled CommonJS dependencies call require(); give ESM output one.
     js: "import { createRequire as __nextaiCreateRequire } from 'node:module'; const require = __nextaiCreateRequire(import.meta.url);",
