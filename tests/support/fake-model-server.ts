@@ -1,0 +1,418 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A scripted model server on loopback that speaks the Anthropic Messages and the OpenAI chat
+ * completions wire formats, so tests exercise the real provider clients (base URLs from
+ * ANTHROPIC_BASE_URL / OPENAI_BASE_URL) without a network. In the style of Vercel AI's
+ * MockLanguageModel: each POST consumes the next scripted turn, whichever format it uses, and
+ * every request is recorded.
+ */
+
+export type ScriptedTurn =
+  /** Assistant text, streamed in several deltas when the request says `stream: true`. */
+  | { kind: 'text'; text: string }
+  /** One or several (parallel) tool calls, optionally after some text. */
+  | { kind: 'tool_calls'; calls: { name: string; input: unknown; id?: string }[]; text?: string }
+  /** An API error (429, 500, 401, 529…) with the body in the format's error shape. */
+  | { kind: 'error'; status: number; message?: string; retryAfterSeconds?: number }
+  /** Anything malformed: sent as is. */
+  | { kind: 'raw'; status: number; body: string; contentType?: string }
+  /** Never answers (time-out tests); the connection is closed by `close()`. */
+  | { kind: 'hang' };
+
+export interface RecordedRequest {
+  format: 'anthropic' | 'openai';
+  path: string;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** Parsed JSON; the raw text when the body was not JSON. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary provider request fields
+  body: any;
+}
+
+export interface FakeModelServer {
+  /** http://127.0.0.1:PORT — what ANTHROPIC_BASE_URL takes (requests go to /v1/messages). */
+  anthropicBaseUrl: string;
+  /** http://127.0.0.1:PORT/v1 — what OPENAI_BASE_URL takes (requests go to /chat/completions under it). */
+  openaiBaseUrl: string;
+  requests: RecordedRequest[];
+  /** Appends turns to the script. */
+  push(...turns: ScriptedTurn[]): void;
+  /** Turns not consumed yet. */
+  remaining(): number;
+  /** Resolves once at least `count` requests have been recorded (e.g. a `hang` turn has been reached). */
+  waitForRequests(count: number): Promise<RecordedRequest[]>;
+  /** Stops listening and ends every open connection, hanging ones included. */
+  close(): Promise<void>;
+}
+
+export const SCRIPT_EXHAUSTED_MESSAGE = 'fake model server: script exhausted';
+
+const ANTHROPIC_PATH = '/v1/messages';
+const OPENAI_PATH = '/v1/chat/completions';
+
+type Format = RecordedRequest['format'];
+type ToolCall = { id: string; name: string; arguments: string; input: unknown };
+
+export async function startFakeModelServer(script: ScriptedTurn[] = []): Promise<FakeModelServer> {
+  const turns = [...script];
+  const requests: RecordedRequest[] = [];
+  const waiters: { count: number; resolve: (requests: RecordedRequest[]) => void }[] = [];
+  let served = 0;
+
+  const record = (request: RecordedRequest) => {
+    requests.push(request);
+    for (const waiter of [...waiters]) {
+      if (requests.length >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(requests);
+      }
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const format: Format | undefined =
+        req.method !== 'POST'
+          ? undefined
+          : path === ANTHROPIC_PATH
+            ? 'anthropic'
+            : path === OPENAI_PATH
+              ? 'openai'
+              : undefined;
+      if (format === undefined) {
+        sendJson(res, 404, {
+          error: `fake model server: no route for ${req.method} ${path}; POST ${ANTHROPIC_PATH} or ${OPENAI_PATH}`,
+        });
+        return;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // Recorded as text so the test can see what the client sent; no turn is consumed.
+        record({ format, path, headers: flattenHeaders(req.headers), body: raw });
+        sendError(res, format, 400, 'fake model server: the request body is not JSON');
+        return;
+      }
+      record({ format, path, headers: flattenHeaders(req.headers), body });
+      const turn = turns.shift();
+      served += 1;
+      respond(res, format, turn, body as RequestBody, raw.length, served);
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+
+  return {
+    anthropicBaseUrl: `http://127.0.0.1:${port}`,
+    openaiBaseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    push: (...more) => {
+      turns.push(...more);
+    },
+    remaining: () => turns.length,
+    waitForRequests: (count) =>
+      requests.length >= count ? Promise.resolve(requests) : new Promise((resolve) => waiters.push({ count, resolve })),
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Hanging responses and idle keep-alive sockets would otherwise keep close() waiting.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+interface RequestBody {
+  model?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown };
+}
+
+function respond(
+  res: http.ServerResponse,
+  format: Format,
+  turn: ScriptedTurn | undefined,
+  body: RequestBody,
+  requestLength: number,
+  sequence: number,
+): void {
+  if (turn === undefined) {
+    sendError(res, format, 500, SCRIPT_EXHAUSTED_MESSAGE);
+    return;
+  }
+  switch (turn.kind) {
+    case 'hang':
+      return;
+    case 'raw':
+      res.writeHead(turn.status, { 'content-type': turn.contentType ?? 'application/json' });
+      res.end(turn.body);
+      return;
+    case 'error': {
+      // A client that honours retry-after always finds one on a 429, as from the real APIs.
+      const retryAfter = turn.retryAfterSeconds ?? (turn.status === 429 ? 0 : undefined);
+      sendError(
+        res,
+        format,
+        turn.status,
+        turn.message ?? `fake model server: scripted ${turn.status} error`,
+        retryAfter,
+      );
+      return;
+    }
+    case 'text':
+    case 'tool_calls': {
+      const text = turn.kind === 'text' ? turn.text : (turn.text ?? '');
+      const calls: ToolCall[] =
+        turn.kind === 'tool_calls'
+          ? turn.calls.map((call, index) => ({
+              id: call.id ?? `${format === 'anthropic' ? 'toolu' : 'call'}_fake_${sequence}_${index}`,
+              name: call.name,
+              arguments: JSON.stringify(call.input ?? {}),
+              input: call.input ?? {},
+            }))
+          : [];
+      const reply: Reply = {
+        id: format === 'anthropic' ? `msg_fake_${sequence}` : `chatcmpl-fake-${sequence}`,
+        model: typeof body.model === 'string' ? body.model : 'fake-model',
+        text,
+        calls,
+        inputTokens: estimateTokens(requestLength),
+        outputTokens: estimateTokens(text.length + calls.reduce((sum, call) => sum + call.arguments.length, 0)),
+      };
+      const stream = body.stream === true;
+      if (format === 'anthropic') {
+        if (stream) sendSse(res, anthropicEvents(reply));
+        else sendJson(res, 200, anthropicMessage(reply));
+      } else if (stream) {
+        sendSse(res, openaiChunks(reply, body.stream_options?.include_usage === true));
+      } else {
+        sendJson(res, 200, openaiCompletion(reply));
+      }
+      return;
+    }
+  }
+}
+
+interface Reply {
+  id: string;
+  model: string;
+  text: string;
+  calls: ToolCall[];
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A deterministic estimate: about four characters a token. */
+function estimateTokens(characters: number): number {
+  return Math.max(1, Math.ceil(characters / 4));
+}
+
+/** Splits a string into up to `count` non-empty pieces on code-point boundaries. */
+export function splitIntoPieces(value: string, count = 3): string[] {
+  const points = Array.from(value);
+  const size = Math.max(1, Math.ceil(points.length / count));
+  const pieces: string[] = [];
+  for (let start = 0; start < points.length; start += size) pieces.push(points.slice(start, start + size).join(''));
+  return pieces;
+}
+
+// --- Anthropic Messages ------------------------------------------------------------------------
+
+function anthropicMessage(reply: Reply) {
+  return {
+    id: reply.id,
+    type: 'message',
+    role: 'assistant',
+    model: reply.model,
+    content: [
+      ...(reply.text === '' ? [] : [{ type: 'text', text: reply.text }]),
+      ...reply.calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input })),
+    ],
+    stop_reason: reply.calls.length > 0 ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: reply.inputTokens, output_tokens: reply.outputTokens },
+  };
+}
+
+function anthropicEvents(reply: Reply): string[] {
+  const events: string[] = [];
+  const event = (type: string, data: object) =>
+    events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event('message_start', {
+    message: {
+      ...anthropicMessage(reply),
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: reply.inputTokens, output_tokens: 1 },
+    },
+  });
+  let index = 0;
+  if (reply.text !== '' || reply.calls.length === 0) {
+    event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    event('ping', {});
+    for (const piece of splitIntoPieces(reply.text)) {
+      event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+    }
+    event('content_block_stop', { index });
+    index += 1;
+  }
+  for (const call of reply.calls) {
+    event('content_block_start', {
+      index,
+      content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+    });
+    for (const piece of splitIntoPieces(call.arguments)) {
+      event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+    }
+    event('content_block_stop', { index });
+    index += 1;
+  }
+  event('message_delta', {
+    delta: { stop_reason: reply.calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
+    usage: { output_tokens: reply.outputTokens },
+  });
+  event('message_stop', {});
+  return events;
+}
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+// --- OpenAI chat completions -------------------------------------------------------------------
+
+function openaiCompletion(reply: Reply) {
+  return {
+    id: reply.id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: reply.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: reply.text === '' && reply.calls.length > 0 ? null : reply.text,
+          refusal: null,
+          ...(reply.calls.length > 0
+            ? {
+                tool_calls: reply.calls.map((call) => ({
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: reply.calls.length > 0 ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: openaiUsage(reply),
+  };
+}
+
+function openaiChunks(reply: Reply, includeUsage: boolean): string[] {
+  const created = Math.floor(Date.now() / 1000);
+  const chunks: string[] = [];
+  const chunk = (choices: object[], usage?: object) =>
+    chunks.push(
+      `data: ${JSON.stringify({
+        id: reply.id,
+        object: 'chat.completion.chunk',
+        created,
+        model: reply.model,
+        choices,
+        ...(includeUsage ? { usage: usage ?? null } : {}),
+      })}\n\n`,
+    );
+  const delta = (value: object) => chunk([{ index: 0, delta: value, logprobs: null, finish_reason: null }]);
+  delta({ role: 'assistant', content: '' });
+  for (const piece of splitIntoPieces(reply.text)) delta({ content: piece });
+  reply.calls.forEach((call, index) => {
+    // As from OpenAI: id, type and name come once, in the call's first chunk.
+    delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
+    for (const piece of splitIntoPieces(call.arguments)) {
+      delta({ tool_calls: [{ index, function: { arguments: piece } }] });
+    }
+  });
+  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reply.calls.length > 0 ? 'tool_calls' : 'stop' }]);
+  if (includeUsage) chunk([], openaiUsage(reply));
+  chunks.push('data: [DONE]\n\n');
+  return chunks;
+}
+
+function openaiUsage(reply: Reply) {
+  return {
+    prompt_tokens: reply.inputTokens,
+    completion_tokens: reply.outputTokens,
+    total_tokens: reply.inputTokens + reply.outputTokens,
+  };
+}
+
+function openaiError(status: number, message: string) {
+  const [type, code] =
+    status === 401
+      ? ['invalid_request_error', 'invalid_api_key']
+      : status === 404
+        ? ['invalid_request_error', 'model_not_found']
+        : status === 429
+          ? ['requests', 'rate_limit_exceeded']
+          : status >= 500
+            ? ['server_error', null]
+            : ['invalid_request_error', null];
+  return { error: { message, type, param: null, code } };
+}
+
+// --- Plumbing ----------------------------------------------------------------------------------
+
+function sendError(res: http.ServerResponse, format: Format, status: number, message: string, retryAfter?: number) {
+  const headers: http.OutgoingHttpHeaders = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
+  const body =
+    format === 'anthropic'
+      ? { type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[status] ?? 'api_error', message } }
+      : openaiError(status, message);
+  sendJson(res, status, body, headers);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function sendSse(res: http.ServerResponse, events: string[]) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events) res.write(event);
+  res.end();
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
