@@ -1,0 +1,122 @@
+import { AppError } from '@nextai/shared';
+
+export type ProviderName = 'anthropic' | 'openai';
+
+/** The `model` section of config.json, as far as choosing a provider goes. */
+export interface ModelConfig {
+  provider?: string;
+  name?: string;
+  base_url?: string;
+  api_key?: string;
+}
+
+export interface ProviderSelection {
+  provider: ProviderName;
+  model: string;
+  /** No trailing slash. */
+  baseUrl: string;
+  /** Absent for a local server that needs none (Ollama, LM Studio). */
+  apiKey: string | undefined;
+  /** Where the key came from, for `doctor`-style reports; never the key itself. */
+  apiKeySource: 'config' | 'environment' | 'none';
+}
+
+export const PROVIDER_DEFAULTS: Record<
+  ProviderName,
+  { baseUrl: string; model: string; baseUrlVariable: string; apiKeyVariable: string }
+> = {
+  anthropic: {
+    baseUrl: 'https://api.anthropic.com',
+    model: 'claude-sonnet-4-5',
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
+    apiKeyVariable: 'ANTHROPIC_API_KEY',
+  },
+  openai: {
+    baseUrl: 'https://api.openai.com/v1',
+    model: 'gpt-4.1',
+    baseUrlVariable: 'OPENAI_BASE_URL',
+    apiKeyVariable: 'OPENAI_API_KEY',
+  },
+};
+
+const PROVIDER_NAMES = Object.keys(PROVIDER_DEFAULTS) as ProviderName[];
+
+function present(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/**
+ * Chooses the provider, model, base URL and key. A configured provider wins; without one, the
+ * environment decides: `ANTHROPIC_API_KEY`, then `OPENAI_API_KEY`, then a base URL variable alone
+ * (a local server without a key) — Anthropic first each time. The config's `base_url` and
+ * `api_key` come before the environment's. Pure: `environment` is passed in.
+ */
+export function selectProvider(
+  config: ModelConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+): ProviderSelection {
+  const configured = present(config.provider);
+  let provider: ProviderName | undefined;
+  if (configured !== undefined) {
+    if (!PROVIDER_NAMES.includes(configured as ProviderName)) {
+      throw new AppError(
+        'CONFIG_INVALID',
+        `Unknown model provider "${configured}". Use one of: ${PROVIDER_NAMES.join(', ')} ` +
+          '(`openai` covers every OpenAI-compatible server: DeepSeek, Qwen, OpenRouter, Ollama…).',
+        { details: { provider: configured, valid: PROVIDER_NAMES } },
+      );
+    }
+    provider = configured as ProviderName;
+  } else {
+    provider =
+      PROVIDER_NAMES.find((name) => present(environment[PROVIDER_DEFAULTS[name].apiKeyVariable]) !== undefined) ??
+      PROVIDER_NAMES.find((name) => present(environment[PROVIDER_DEFAULTS[name].baseUrlVariable]) !== undefined);
+  }
+  if (provider === undefined) {
+    throw new AppError(
+      'UNAVAILABLE',
+      'No model is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run ' +
+        '`nextai config set model.provider anthropic` (or `openai`) and `nextai config set model.api_key <key>`.',
+    );
+  }
+  const defaults = PROVIDER_DEFAULTS[provider];
+
+  const baseUrlText = present(config.base_url) ?? present(environment[defaults.baseUrlVariable]) ?? defaults.baseUrl;
+  let baseUrl: URL;
+  try {
+    baseUrl = new URL(baseUrlText);
+  } catch (error) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `The model base URL "${baseUrlText}" is not a URL. Set it with \`nextai config set model.base_url https://…\`.`,
+      { cause: error },
+    );
+  }
+  if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `The model base URL must start with http:// or https:// (got "${baseUrl.protocol}"). ` +
+        'Set it with `nextai config set model.base_url https://…`.',
+    );
+  }
+
+  const fromConfig = present(config.api_key);
+  const fromEnvironment = present(environment[defaults.apiKeyVariable]);
+  const apiKey = fromConfig ?? fromEnvironment;
+  const usesDefaultEndpoint = baseUrl.origin === new URL(defaults.baseUrl).origin;
+  if (apiKey === undefined && usesDefaultEndpoint) {
+    throw new AppError(
+      'UNAVAILABLE',
+      `No API key for ${provider}. Run \`nextai config set model.api_key <key>\` or set ${defaults.apiKeyVariable}.`,
+    );
+  }
+
+  return {
+    provider,
+    model: present(config.name) ?? defaults.model,
+    baseUrl: baseUrl.href.replace(/\/+$/, ''),
+    apiKey,
+    apiKeySource: fromConfig !== undefined ? 'config' : fromEnvironment !== undefined ? 'environment' : 'none',
+  };
+}

@@ -1,0 +1,272 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { createProvider, selectProvider } from '../../native-host/src/agent/providers/index.js';
+import type { ModelEvent, ModelProvider, ModelRequest } from '../../native-host/src/agent/providers/types.js';
+import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
+
+const API_KEY = 'sk-test-do-not-echo-0123456789';
+
+let server: FakeModelServer;
+beforeEach(async () => {
+  server = await startFakeModelServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+type Format = 'anthropic' | 'openai';
+
+function providerFor(format: Format, retry: { maxAttempts?: number; attemptTimeoutMs?: number } = {}): ModelProvider {
+  const environment =
+    format === 'anthropic'
+      ? { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: API_KEY }
+      : { OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: API_KEY };
+  const selection = selectProvider({}, environment);
+  expect(selection.provider).toBe(format);
+  return createProvider(selection, { retry: { baseDelayMs: 10, maxDelayMs: 50, ...retry } });
+}
+
+const screenshotTool = {
+  name: 'screenshot',
+  description: 'Take a screenshot.',
+  inputSchema: { type: 'object', properties: { display: { type: 'integer' } } },
+};
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    model: 'fake-model',
+    system: 'You are a test.',
+    maxTokens: 256,
+    tools: [screenshotTool],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+    ...overrides,
+  };
+}
+
+async function collect(provider: ModelProvider, body: ModelRequest = request()): Promise<ModelEvent[]> {
+  const events: ModelEvent[] = [];
+  for await (const event of provider.stream(body)) events.push(event);
+  return events;
+}
+
+describe.each<Format>(['anthropic', 'openai'])('%s provider against the fake model server', (format) => {
+  it('streams text in deltas and ends with the stop reason and usage', async () => {
+    server.push({ kind: 'text', text: 'The quick brown fox jumps over the lazy dog.' });
+    const events = await collect(providerFor(format));
+    const deltas = events.filter((event) => event.type === 'text_delta');
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((event) => event.text).join('')).toBe('The quick brown fox jumps over the lazy dog.');
+    const done = events.at(-1);
+    expect(done).toMatchObject({ type: 'done', stopReason: 'end_turn' });
+    expect(done?.type === 'done' && done.usage.inputTokens).toBeGreaterThan(0);
+    expect(done?.type === 'done' && done.usage.outputTokens).toBeGreaterThan(0);
+
+    const [recorded] = server.requests;
+    expect(recorded?.format).toBe(format);
+    expect(recorded?.body.stream).toBe(true);
+    if (format === 'anthropic') {
+      expect(recorded?.path).toBe('/v1/messages');
+      expect(recorded?.headers['x-api-key']).toBe(API_KEY);
+      expect(recorded?.headers['anthropic-version']).toBe('2023-06-01');
+      expect(recorded?.body.system).toBe('You are a test.');
+    } else {
+      expect(recorded?.path).toBe('/v1/chat/completions');
+      expect(recorded?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+      expect(recorded?.body.stream_options).toEqual({ include_usage: true });
+      expect(recorded?.body.messages[0]).toEqual({ role: 'system', content: 'You are a test.' });
+    }
+  });
+
+  it('reassembles parallel tool calls from their pieces', async () => {
+    server.push({
+      kind: 'tool_calls',
+      text: 'Two at once.',
+      calls: [
+        { id: 'call_a', name: 'screenshot', input: { display: 0, note: 'a longer argument to split into pieces' } },
+        { id: 'call_b', name: 'file_read', input: { path: '/tmp/some/file.txt', limit: 20 } },
+      ],
+    });
+    const events = await collect(providerFor(format));
+    expect(events.filter((event) => event.type === 'tool_call')).toEqual([
+      {
+        type: 'tool_call',
+        id: 'call_a',
+        name: 'screenshot',
+        input: { display: 0, note: 'a longer argument to split into pieces' },
+      },
+      { type: 'tool_call', id: 'call_b', name: 'file_read', input: { path: '/tmp/some/file.txt', limit: 20 } },
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', stopReason: 'tool_use' });
+  });
+
+  it('puts an image from a tool result into the request in the format’s shape', async () => {
+    server.push({ kind: 'text', text: 'I see it.' });
+    await collect(
+      providerFor(format),
+      request({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Look.' }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'shot1', name: 'screenshot', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                toolUseId: 'shot1',
+                content: [
+                  { type: 'text', text: 'scale 1' },
+                  { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const messages = server.requests[0]?.body.messages;
+    if (format === 'anthropic') {
+      expect(messages[2]).toEqual({
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'shot1',
+            content: [
+              { type: 'text', text: 'scale 1' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+            ],
+          },
+        ],
+      });
+    } else {
+      expect(messages.slice(3)).toEqual([
+        { role: 'tool', tool_call_id: 'shot1', content: 'scale 1\n(the image is in the next user message)' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Image from tool call shot1:' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ]);
+    }
+  });
+
+  it('retries a 429 and then succeeds', async () => {
+    server.push({ kind: 'error', status: 429, message: 'slow down' }, { kind: 'text', text: 'ok now' });
+    const started = performance.now();
+    const events = await collect(providerFor(format));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(events.at(-1)).toMatchObject({ type: 'done', stopReason: 'end_turn' });
+    expect(server.requests).toHaveLength(2);
+    expect(server.remaining()).toBe(0);
+  });
+
+  it('reports a rejected key clearly, without the key, and does not retry', async () => {
+    server.push({ kind: 'error', status: 401, message: `Incorrect API key provided: ${API_KEY}` });
+    const error = await collect(providerFor(format)).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/rejected the API key.*nextai config set model\.api_key/),
+    });
+    expect(String((error as Error).message)).not.toContain(API_KEY);
+    expect(JSON.stringify(error)).not.toContain(API_KEY);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops at once when the signal aborts while the server has not answered', async () => {
+    server.push({ kind: 'hang' });
+    const controller = new AbortController();
+    const events = (async () => {
+      for await (const event of providerFor(format).stream(request(), { signal: controller.signal })) void event;
+    })();
+    await server.waitForRequests(1);
+    controller.abort(new Error('stopped by the person'));
+    await expect(events).rejects.toThrow('stopped by the person');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives a time-out error when the server never answers', async () => {
+    server.push({ kind: 'hang' });
+    await expect(collect(providerFor(format, { maxAttempts: 1, attemptTimeoutMs: 200 }))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
+  });
+});
+
+describe('malformed tool arguments', () => {
+  it('surface as an Anthropic tool call with a parse error', async () => {
+    const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    server.push({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body: [
+        sse('message_start', { type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } }),
+        sse('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_bad', name: 'screenshot', input: {} },
+        }),
+        sse('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'input_json_delta', partial_json: '{"display": ' },
+        }),
+        sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+        sse('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'tool_use' },
+          usage: { output_tokens: 7 },
+        }),
+        sse('message_stop', { type: 'message_stop' }),
+      ].join(''),
+    });
+    const events = await collect(providerFor('anthropic'));
+    expect(events).toEqual([
+      {
+        type: 'tool_call',
+        id: 'toolu_bad',
+        name: 'screenshot',
+        input: undefined,
+        parseError: expect.stringMatching(/not valid JSON/),
+        rawArguments: '{"display": ',
+      },
+      { type: 'done', stopReason: 'tool_use', usage: { inputTokens: 5, outputTokens: 7 } },
+    ]);
+  });
+
+  it('surface as an OpenAI tool call with a parse error', async () => {
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    server.push({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body: [
+        chunk({
+          tool_calls: [{ index: 0, id: 'call_bad', type: 'function', function: { name: 'screenshot', arguments: '' } }],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: "{display: 'x'}" } }] }),
+        chunk({}, 'tool_calls'),
+        `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } })}\n\n`,
+        'data: [DONE]\n\n',
+      ].join(''),
+    });
+    const events = await collect(providerFor('openai'));
+    expect(events).toEqual([
+      {
+        type: 'tool_call',
+        id: 'call_bad',
+        name: 'screenshot',
+        input: undefined,
+        parseError: expect.stringMatching(/not valid JSON/),
+        rawArguments: "{display: 'x'}",
+      },
+      { type: 'done', stopReason: 'tool_use', usage: { inputTokens: 9, outputTokens: 4 } },
+    ]);
+  });
+});
