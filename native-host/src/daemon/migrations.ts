@@ -85,4 +85,72 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'agent sessions, runs, steps and checkpoints',
+    sql: `
+      -- Chat sessions. Deleting one deletes its messages; its runs stay (session_id becomes NULL).
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        project TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_recent ON sessions (updated_at DESC);
+
+      CREATE TABLE session_messages (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      ) WITHOUT ROWID;
+
+      -- Agent runs: a state machine (see native-host/src/agent/run-store.ts for the transitions).
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        session_id TEXT REFERENCES sessions (id) ON DELETE SET NULL,
+        goal TEXT NOT NULL,
+        project TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN
+          ('queued', 'running', 'waiting_user', 'waiting_approval', 'paused', 'finished', 'failed', 'stopped')),
+        limits TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        finished_at TEXT,
+        error_code TEXT,
+        error TEXT
+      );
+      CREATE INDEX runs_by_state ON runs (state, created_at);
+      CREATE INDEX runs_by_session ON runs (session_id, created_at);
+      CREATE INDEX runs_recent ON runs (created_at DESC);
+
+      -- One row per action: the intent is written before acting, the result after.
+      CREATE TABLE run_steps (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        intent TEXT NOT NULL,
+        result TEXT,
+        intent_at TEXT NOT NULL,
+        result_at TEXT,
+        PRIMARY KEY (run_id, step)
+      ) WITHOUT ROWID;
+      CREATE INDEX run_steps_open ON run_steps (run_id, step) WHERE result_at IS NULL;
+
+      -- The loop state (conversation included) after a step; only the latest per run is kept.
+      CREATE TABLE run_checkpoints (
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, step)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

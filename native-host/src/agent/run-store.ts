@@ -1,0 +1,385 @@
+import { randomUUID } from 'node:crypto';
+
+import { AppError } from '@nextai/shared';
+
+import type { Db } from '../daemon/database.js';
+
+export type RunState =
+  'queued' | 'running' | 'waiting_user' | 'waiting_approval' | 'paused' | 'finished' | 'failed' | 'stopped';
+
+/**
+ * `queued → running ⇄ waiting_user / waiting_approval / paused → finished | failed | stopped`.
+ * Only a running run finishes; any run that has not ended can fail or be stopped (an emergency
+ * stop or a run that cannot be resumed); the three end states are final.
+ */
+export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+  queued: ['running', 'failed', 'stopped'],
+  running: ['waiting_user', 'waiting_approval', 'paused', 'finished', 'failed', 'stopped'],
+  waiting_user: ['running', 'failed', 'stopped'],
+  waiting_approval: ['running', 'failed', 'stopped'],
+  paused: ['running', 'failed', 'stopped'],
+  finished: [],
+  failed: [],
+  stopped: [],
+};
+
+const ENDED: readonly RunState[] = ['finished', 'failed', 'stopped'];
+
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+export interface RunRecord {
+  id: string;
+  sessionId: string | null;
+  goal: string;
+  project: string;
+  state: RunState;
+  limits: Record<string, unknown>;
+  usage: RunUsage;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface NewRun {
+  goal: string;
+  project: string;
+  sessionId?: string | null | undefined;
+  limits?: Record<string, unknown> | undefined;
+}
+
+/** What is about to be done: `kind` says what sort of action (e.g. "tool_call"), the rest is its data. */
+export interface StepIntent {
+  kind: string;
+  [key: string]: unknown;
+}
+
+export interface StepRecord {
+  runId: string;
+  step: number;
+  kind: string;
+  intent: StepIntent;
+  result: unknown;
+  intentAt: string;
+  resultAt: string | null;
+}
+
+export interface Checkpoint {
+  runId: string;
+  step: number;
+  state: unknown;
+  createdAt: string;
+}
+
+interface RunRow {
+  id: string;
+  session_id: string | null;
+  goal: string;
+  project: string;
+  state: RunState;
+  limits: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  error_code: string | null;
+  error: string | null;
+}
+
+interface StepRow {
+  run_id: string;
+  step: number;
+  kind: string;
+  intent: string;
+  result: string | null;
+  intent_at: string;
+  result_at: string | null;
+}
+
+/**
+ * Runs `write` with the connection at `synchronous = FULL`, then puts back what it was. The
+ * database is opened at NORMAL (in WAL mode a crash of the process loses nothing, but a power cut
+ * can lose the last commits); intents, results and checkpoints must survive even that, because
+ * resuming relies on them. The pragma is per connection, so it is raised only around these writes.
+ */
+export function durably<T>(db: Db, write: () => T): T {
+  const previous = db.pragma('synchronous', { simple: true }) as number;
+  if (previous >= 2) return write();
+  db.pragma('synchronous = FULL');
+  try {
+    return write();
+  } finally {
+    db.pragma(`synchronous = ${previous}`);
+  }
+}
+
+function checkStep(step: number): void {
+  if (!Number.isSafeInteger(step) || step < 0) {
+    throw new AppError('INVALID_ARGUMENT', `A step number is a whole number from 0 up; got ${String(step)}.`);
+  }
+}
+
+/**
+ * Agent runs in SQLite: the state machine, the intent/result of each action, and the latest
+ * checkpoint of the loop. After a crash `unfinishedRuns()` says what to resume, and
+ * `stepsWithoutResult()` which actions may or may not have happened ("outcome unknown — observe
+ * before acting"); such a step is never repeated blindly.
+ */
+export class RunStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+
+  create(run: NewRun): RunRecord {
+    const goal = run.goal.trim();
+    if (goal === '') throw new AppError('INVALID_ARGUMENT', 'A run needs a goal: say what the agent should do.');
+    const sessionId = run.sessionId ?? null;
+    if (sessionId !== null && !this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) {
+      throw new AppError(
+        'NOT_FOUND',
+        `There is no session ${sessionId} to start the run in. Create the session first.`,
+        {
+          details: { sessionId },
+        },
+      );
+    }
+    const id = randomUUID();
+    const time = this.now();
+    this.db
+      .prepare(
+        `INSERT INTO runs (id, session_id, goal, project, state, limits, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)`,
+      )
+      .run(id, sessionId, goal, run.project, JSON.stringify(run.limits ?? {}), time, time);
+    return this.get(id);
+  }
+
+  get(id: string): RunRecord {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    if (!row) {
+      throw new AppError('NOT_FOUND', `There is no run ${id}. List the runs to see which ids exist.`, {
+        details: { runId: id },
+      });
+    }
+    return toRun(row);
+  }
+
+  /** Newest first; optionally only one session's or one state's runs. */
+  list(filter: { sessionId?: string; state?: RunState; limit?: number } = {}): RunRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId !== undefined) {
+      where.push('session_id = ?');
+      params.push(filter.sessionId);
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    params.push(filter.limit ?? 100);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+      )
+      .all(...params) as RunRow[];
+    return rows.map(toRun);
+  }
+
+  /**
+   * Moves a run to `to`; an illegal move throws and changes nothing. Entering `failed` can carry
+   * the error that ended the run.
+   */
+  transition(id: string, to: RunState, error?: { code: string; message: string }): RunRecord {
+    const move = this.db.transaction(() => {
+      const from = this.get(id).state;
+      const allowed = RUN_TRANSITIONS[from];
+      if (!allowed.includes(to)) {
+        const next = allowed.length > 0 ? `it can go to ${allowed.join(', ')}` : 'it has ended and cannot change';
+        throw new AppError('INVALID_ARGUMENT', `Run ${id} is ${from} and cannot become ${to}; ${next}.`, {
+          details: { runId: id, state: from, to, allowed },
+        });
+      }
+      const time = this.now();
+      this.db
+        .prepare(
+          `UPDATE runs SET state = ?, updated_at = ?, finished_at = ?, error_code = ?, error = ?
+           WHERE id = ? AND state = ?`,
+        )
+        .run(to, time, ENDED.includes(to) ? time : null, error?.code ?? null, error?.message ?? null, id, from);
+    });
+    durably(this.db, move);
+    return this.get(id);
+  }
+
+  /** Adds one model call's tokens and cost to the run's totals. */
+  addUsage(id: string, usage: Partial<RunUsage>): RunRecord {
+    const changed = this.db
+      .prepare(
+        `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+         cost_usd = cost_usd + ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(usage.inputTokens ?? 0, usage.outputTokens ?? 0, usage.costUsd ?? 0, this.now(), id);
+    if (changed.changes === 0) return this.get(id); // throws NOT_FOUND
+    return this.get(id);
+  }
+
+  /** Written before the action starts. The run must be running, and the step must be new. */
+  recordIntent(runId: string, step: number, intent: StepIntent): void {
+    checkStep(step);
+    const write = this.db.transaction(() => {
+      const run = this.get(runId);
+      if (run.state !== 'running') {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `Run ${runId} is ${run.state}; an action can only start while it is running. Resume it first.`,
+          { details: { runId, state: run.state } },
+        );
+      }
+      const existing = this.db.prepare('SELECT 1 FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step);
+      if (existing) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `Step ${step} of run ${runId} already has an intent; give each action its own step number.`,
+          { details: { runId, step } },
+        );
+      }
+      this.db
+        .prepare('INSERT INTO run_steps (run_id, step, kind, intent, intent_at) VALUES (?, ?, ?, ?, ?)')
+        .run(runId, step, intent.kind, JSON.stringify(intent), this.now());
+    });
+    durably(this.db, write);
+  }
+
+  /**
+   * Written after the action. Allowed whatever state the run is in by then (a stop does not undo
+   * what already happened), but only once, and only for a step whose intent was recorded.
+   */
+  recordResult(runId: string, step: number, result: unknown): void {
+    checkStep(step);
+    const write = this.db.transaction(() => {
+      this.get(runId);
+      const row = this.db.prepare('SELECT result_at FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step) as
+        { result_at: string | null } | undefined;
+      if (!row) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `Step ${step} of run ${runId} has no recorded intent; record the intent before acting, then the result.`,
+          { details: { runId, step } },
+        );
+      }
+      if (row.result_at !== null) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `Step ${step} of run ${runId} already has a result (recorded ${row.result_at}); a result is written once.`,
+          { details: { runId, step } },
+        );
+      }
+      this.db
+        .prepare('UPDATE run_steps SET result = ?, result_at = ? WHERE run_id = ? AND step = ?')
+        .run(JSON.stringify(result ?? null), this.now(), runId, step);
+    });
+    durably(this.db, write);
+  }
+
+  steps(runId: string): StepRecord[] {
+    this.get(runId);
+    const rows = this.db.prepare('SELECT * FROM run_steps WHERE run_id = ? ORDER BY step').all(runId) as StepRow[];
+    return rows.map(toStep);
+  }
+
+  /** Actions whose intent was written but whose result was not: their outcome is unknown. */
+  stepsWithoutResult(runId: string): StepRecord[] {
+    this.get(runId);
+    const rows = this.db
+      .prepare('SELECT * FROM run_steps WHERE run_id = ? AND result_at IS NULL ORDER BY step')
+      .all(runId) as StepRow[];
+    return rows.map(toStep);
+  }
+
+  /**
+   * Saves the loop state after `step`, replacing the previous checkpoint, in one transaction.
+   * A checkpoint older than the one already saved is refused.
+   */
+  checkpoint(runId: string, step: number, state: unknown): Checkpoint {
+    checkStep(step);
+    const time = this.now();
+    const write = this.db.transaction(() => {
+      this.get(runId);
+      const latest = this.latestCheckpoint(runId);
+      if (latest && latest.step > step) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `Run ${runId} already has a checkpoint after step ${latest.step}; a checkpoint for step ${step} would go back in time.`,
+          { details: { runId, step, latest: latest.step } },
+        );
+      }
+      this.db.prepare('DELETE FROM run_checkpoints WHERE run_id = ?').run(runId);
+      this.db
+        .prepare('INSERT INTO run_checkpoints (run_id, step, state, created_at) VALUES (?, ?, ?, ?)')
+        .run(runId, step, JSON.stringify(state ?? null), time);
+      this.db.prepare('UPDATE runs SET updated_at = ? WHERE id = ?').run(time, runId);
+    });
+    durably(this.db, write);
+    return { runId, step, state, createdAt: time };
+  }
+
+  latestCheckpoint(runId: string): Checkpoint | null {
+    const row = this.db
+      .prepare('SELECT step, state, created_at FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1')
+      .get(runId) as { step: number; state: string; created_at: string } | undefined;
+    if (!row) {
+      this.get(runId);
+      return null;
+    }
+    return { runId, step: row.step, state: JSON.parse(row.state) as unknown, createdAt: row.created_at };
+  }
+
+  /** Runs that have not ended, oldest first: what the daemon resumes after a restart. */
+  unfinishedRuns(): RunRecord[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM runs WHERE state NOT IN ('finished', 'failed', 'stopped') ORDER BY created_at, rowid`)
+      .all() as RunRow[];
+    return rows.map(toRun);
+  }
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    goal: row.goal,
+    project: row.project,
+    state: row.state,
+    limits: JSON.parse(row.limits) as Record<string, unknown>,
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: row.cost_usd },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+    error:
+      row.error_code !== null || row.error !== null ? { code: row.error_code ?? '', message: row.error ?? '' } : null,
+  };
+}
+
+function toStep(row: StepRow): StepRecord {
+  return {
+    runId: row.run_id,
+    step: row.step,
+    kind: row.kind,
+    intent: JSON.parse(row.intent) as StepIntent,
+    result: row.result === null ? null : (JSON.parse(row.result) as unknown),
+    intentAt: row.intent_at,
+    resultAt: row.result_at,
+  };
+}
