@@ -4,6 +4,7 @@ import { AppError, VERSION, toAppError } from '@nextai/shared';
 
 import { registerApprovalsCommand } from './command-approvals.js';
 import { registerAuditCommand } from './command-audit.js';
+import { registerConfigCommand } from './command-config.js';
 import { registerDaemonCommand } from './command-daemon.js';
 import { registerDoctorCommand } from './command-doctor.js';
 import { registerHostCommand } from './command-host.js';
@@ -33,6 +34,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerStatusCommand(program, setExitCode);
   registerToolCommand(program, setExitCode);
   registerPolicyCommand(program);
+  registerConfigCommand(program);
   registerApprovalsCommand(program);
   registerAuditCommand(program, setExitCode);
   registerStopCommand(program);

@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { currentPlatform } from '../platform/current.js';
+import { parsePolicyConfig } from '../policy/config-file.js';
+import {
+  effectiveModelSettings,
+  maskApiKey,
+  modelFieldOf,
+  readModelConfig,
+  validateModelValue,
+  writeModelValue,
+} from './model-config.js';
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-model-'));
+  file = path.join(dir, 'config.json');
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const KEY = 'sk-proj-0123456789abcdefWXYZ';
+
+describe('model settings validation', () => {
+  it('accepts the four keys and names them for anything else', () => {
+    expect(modelFieldOf('model.base_url')).toBe('base_url');
+    expect(() => modelFieldOf('model.apikey')).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('model.provider, model.name, model.base_url, model.api_key'),
+      }),
+    );
+  });
+
+  it('refuses a bad provider, a non-http URL and empty values', () => {
+    expect(validateModelValue('provider', 'openai')).toBe('openai');
+    expect(() => validateModelValue('provider', 'gemini')).toThrow(/model\.provider must be one of: anthropic, openai/);
+    expect(validateModelValue('base_url', 'http://127.0.0.1:11434/v1')).toBe('http://127.0.0.1:11434/v1');
+    expect(() => validateModelValue('base_url', 'ftp://example.com')).toThrow(/http:\/\/ or https:\/\//);
+    expect(() => validateModelValue('base_url', 'not a url')).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => validateModelValue('name', '  ')).toThrow(/model\.name must not be empty/);
+    expect(() => validateModelValue('api_key', '')).toThrow(/model\.api_key must not be empty\.$/);
+  });
+
+  it('masks a key to its prefix and last four characters', () => {
+    expect(maskApiKey(KEY)).toBe('sk-…WXYZ');
+    expect(maskApiKey('0123456789abcdefghij')).toBe('…ghij');
+    expect(maskApiKey('short')).toBe('…');
+    expect(maskApiKey(KEY)).not.toContain('0123');
+  });
+});
+
+describe('writing the model section', () => {
+  it('creates config.json with mode 0600 when there is none', () => {
+    writeModelValue(file, 'provider', 'anthropic');
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ model: { provider: 'anthropic' } });
+    if (currentPlatform() !== 'windows') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('removing a setting that is not there changes nothing, not even a missing file', () => {
+    writeModelValue(file, 'api_key', undefined);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('keeps comments, formatting and the policy sections, and the policy still loads', () => {
+    const original =
+      '{\n  // my policy\n  "security": { "permission_level": "L2" },\n  "projects": {\n    "default_approval_template": "strict", // careful\n  },\n}\n';
+    fs.writeFileSync(file, original, { mode: 0o644 });
+    writeModelValue(file, 'provider', 'openai');
+    writeModelValue(file, 'api_key', KEY);
+    writeModelValue(file, 'base_url', 'http://127.0.0.1:8080/v1');
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('// my policy');
+    expect(text).toContain('"default_approval_template": "strict", // careful');
+    expect(readModelConfig(file)).toEqual({
+      config: { provider: 'openai', api_key: KEY, base_url: 'http://127.0.0.1:8080/v1' },
+      problems: [],
+    });
+    const policy = parsePolicyConfig(text, file);
+    expect(policy).toMatchObject({
+      ok: true,
+      config: { security: { permission_level: 'L2' }, projects: { default_approval_template: 'strict' } },
+    });
+    if (currentPlatform() !== 'windows') expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+    writeModelValue(file, 'base_url', undefined);
+    expect(readModelConfig(file).config).toEqual({ provider: 'openai', api_key: KEY });
+    const before = fs.readFileSync(file, 'utf8');
+    writeModelValue(file, 'name', undefined);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('refuses to edit a file that is not JSON, naming the line', () => {
+    fs.writeFileSync(file, '{\n  "security": {,\n}');
+    expect(() => writeModelValue(file, 'provider', 'openai')).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/line 2, column \d+/) }),
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe('{\n  "security": {,\n}');
+  });
+
+  it('reports a hand-edited model section that is wrong', () => {
+    fs.writeFileSync(file, '{ "model": { "provider": "gemini", "modle": "x" } }');
+    const read = readModelConfig(file);
+    expect(read.config).toEqual({ provider: 'gemini' });
+    expect(read.problems.join('\n')).toMatch(/model\.provider: must be one of/);
+    expect(read.problems.join('\n')).toMatch(/modle/);
+  });
+});
+
+describe('effective model settings', () => {
+  it('says where each value comes from: the file, the environment or a default', () => {
+    writeModelValue(file, 'name', 'claude-opus-4-1');
+    const effective = effectiveModelSettings(file, {
+      ANTHROPIC_API_KEY: KEY,
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
+    });
+    expect(effective.settings).toEqual([
+      { key: 'model.provider', value: 'anthropic', source: 'environment (ANTHROPIC_API_KEY is set)' },
+      { key: 'model.name', value: 'claude-opus-4-1', source: 'config.json' },
+      { key: 'model.base_url', value: 'http://127.0.0.1:9999', source: 'environment (ANTHROPIC_BASE_URL)' },
+      { key: 'model.api_key', value: 'sk-…WXYZ', source: 'environment (ANTHROPIC_API_KEY)' },
+    ]);
+    expect(effective.problem).toBeUndefined();
+    expect(JSON.stringify(effective)).not.toContain(KEY);
+  });
+
+  it('uses the defaults of the configured provider, and says what is missing', () => {
+    writeModelValue(file, 'provider', 'openai');
+    const effective = effectiveModelSettings(file, {});
+    expect(effective.settings).toEqual([
+      { key: 'model.provider', value: 'openai', source: 'config.json' },
+      { key: 'model.name', value: 'gpt-4.1', source: 'default' },
+      { key: 'model.base_url', value: 'https://api.openai.com/v1', source: 'default' },
+      { key: 'model.api_key', value: null, source: 'not set' },
+    ]);
+    expect(effective.problem).toMatch(/No API key for openai/);
+  });
+
+  it('reports nothing configured', () => {
+    const effective = effectiveModelSettings(file, {});
+    expect(effective.settings.map((setting) => setting.source)).toEqual(['not set', 'not set', 'not set', 'not set']);
+    expect(effective.problem).toMatch(/No model is configured/);
+  });
+});

@@ -1,0 +1,215 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { getNodeValue, parseTree, type ParseError } from 'jsonc-parser';
+import { z } from 'zod';
+
+import { AppError } from '@nextai/shared';
+
+import { editJson, parsePolicyConfig } from '../policy/config-file.js';
+import { writeFileAtomic } from '../policy/policy-store.js';
+import { PROVIDER_DEFAULTS, selectProvider, type ModelConfig, type ProviderName } from './providers/select.js';
+
+export const PROVIDER_NAMES = Object.keys(PROVIDER_DEFAULTS) as [ProviderName, ...ProviderName[]];
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine(
+    (text) => {
+      try {
+        const url = new URL(text);
+        return url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http:// or https:// URL, e.g. https://api.deepseek.com/v1' },
+  );
+
+/** The `model` section of config.json. Strict, like the policy sections: a misspelt key is an error. */
+export const modelConfigSchema = z
+  .object({
+    provider: z.enum(PROVIDER_NAMES, { message: `must be one of: ${PROVIDER_NAMES.join(', ')}` }).optional(),
+    name: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
+    base_url: httpUrl.optional(),
+    api_key: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
+  })
+  .strict();
+export type ModelSection = z.infer<typeof modelConfigSchema>;
+
+export const MODEL_FIELDS = ['provider', 'name', 'base_url', 'api_key'] as const;
+export type ModelField = (typeof MODEL_FIELDS)[number];
+export const MODEL_KEYS = MODEL_FIELDS.map((field) => `model.${field}`);
+
+/** `model.base_url` → `base_url`; anything else is an INVALID_ARGUMENT naming the valid keys. */
+export function modelFieldOf(key: string): ModelField {
+  const field = MODEL_FIELDS.find((candidate) => `model.${candidate}` === key.trim());
+  if (!field) {
+    throw new AppError('INVALID_ARGUMENT', `Unknown setting "${key}". Settings: ${MODEL_KEYS.join(', ')}.`, {
+      details: { key, valid: MODEL_KEYS },
+    });
+  }
+  return field;
+}
+
+/** Validates one value for `field`; the error names the key and what it accepts, never the value of a key. */
+export function validateModelValue(field: ModelField, value: string): string {
+  const parsed = modelConfigSchema.shape[field].safeParse(value);
+  if (!parsed.success || parsed.data === undefined) {
+    const message = parsed.success ? 'must not be empty' : (parsed.error.issues[0]?.message ?? 'is invalid');
+    const shown = field === 'api_key' ? '' : ` (got "${value}")`;
+    throw new AppError('INVALID_ARGUMENT', `model.${field} ${message}${shown}.`, {
+      details: { key: `model.${field}` },
+    });
+  }
+  return parsed.data;
+}
+
+export interface ReadModelConfig {
+  /** The string values found in the `model` section, valid or not. */
+  config: ModelConfig;
+  /** What is wrong with the `model` section, if anything (line-free: the section is small). */
+  problems: string[];
+}
+
+/** Reads the `model` section of config.json; a missing file is an empty section. */
+export function readModelConfig(file: string): ReadModelConfig {
+  const text = readText(file);
+  if (text === undefined) return { config: {}, problems: [] };
+  const root = parseJsonc(text, file) as Record<string, unknown> | undefined;
+  const section = root?.model;
+  if (section === undefined) return { config: {}, problems: [] };
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
+    return { config: {}, problems: [`${file}: "model" must be an object.`] };
+  }
+  const config: ModelConfig = {};
+  for (const field of MODEL_FIELDS) {
+    const value = (section as Record<string, unknown>)[field];
+    if (typeof value === 'string') config[field] = value;
+  }
+  const parsed = modelConfigSchema.safeParse(section);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${file}: model.${issue.path.map(String).join('.')}: ${issue.message}`);
+  return { config, problems };
+}
+
+/**
+ * Sets (or, with `undefined`, removes) one model setting in config.json, in place: comments,
+ * formatting and the other sections stay as they were. The file is written through a temporary
+ * file and a rename, with mode 0600. A file that is not valid JSON is refused, not repaired.
+ */
+export function writeModelValue(file: string, field: ModelField, value: string | undefined): void {
+  const text = readText(file) ?? '';
+  const root = text.trim() === '' ? undefined : (parseJsonc(text, file) as Record<string, unknown> | undefined);
+  const section = root?.model as Record<string, unknown> | undefined;
+  // Removing what is not there leaves the file (or its absence) as it is.
+  if (value === undefined && (typeof section !== 'object' || section === null || !(field in section))) return;
+  const base = text.trim() === '' ? '{}\n' : text;
+  const edited = editJson(base, ['model', field], value);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileAtomic(file, edited);
+  // The temporary file is created 0600; a stale one left by a crash might not be.
+  fs.chmodSync(file, 0o600);
+}
+
+/** `sk-…abcd`: enough to tell two keys apart, never enough to use one. */
+export function maskApiKey(key: string): string {
+  const trimmed = key.trim();
+  if (trimmed.length < 12) return '…';
+  const prefix = /^[A-Za-z]{2,4}-/.exec(trimmed)?.[0] ?? '';
+  return `${prefix}…${trimmed.slice(-4)}`;
+}
+
+export interface EffectiveSetting {
+  key: string;
+  /** What is in force; the API key only masked. Null when nothing is. */
+  value: string | null;
+  /** `config.json`, `environment (NAME)`, `default`, or `not set`. */
+  source: string;
+}
+
+export interface EffectiveModelSettings {
+  file: string;
+  settings: EffectiveSetting[];
+  /** Why no model could be used as configured, if so (never contains a key). */
+  problem?: string;
+}
+
+/** What each model setting is in force and where it comes from: config.json, the environment, or a default. */
+export function effectiveModelSettings(
+  file: string,
+  environment: Readonly<Record<string, string | undefined>>,
+): EffectiveModelSettings {
+  const { config, problems } = readModelConfig(file);
+  let provider: ProviderName | undefined;
+  let problem: string | undefined = problems.length > 0 ? problems.join('\n') : undefined;
+  try {
+    provider = selectProvider(config, environment).provider;
+  } catch (error) {
+    problem ??= (error as Error).message;
+    const configured = config.provider?.trim();
+    provider = PROVIDER_NAMES.find((name) => name === configured);
+  }
+  const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
+  const defaults = provider ? PROVIDER_DEFAULTS[provider] : undefined;
+
+  const settings: EffectiveSetting[] = [];
+  const configuredProvider = present(config.provider);
+  if (configuredProvider) {
+    settings.push({ key: 'model.provider', value: configuredProvider, source: 'config.json' });
+  } else if (provider && defaults) {
+    const variable = present(environment[defaults.apiKeyVariable]) ? defaults.apiKeyVariable : defaults.baseUrlVariable;
+    settings.push({ key: 'model.provider', value: provider, source: `environment (${variable} is set)` });
+  } else {
+    settings.push({ key: 'model.provider', value: null, source: 'not set' });
+  }
+
+  const name = present(config.name);
+  settings.push(
+    name
+      ? { key: 'model.name', value: name, source: 'config.json' }
+      : defaults
+        ? { key: 'model.name', value: defaults.model, source: 'default' }
+        : { key: 'model.name', value: null, source: 'not set' },
+  );
+
+  settings.push(fromConfigEnvironmentOrDefault('model.base_url', present(config.base_url), defaults?.baseUrlVariable));
+  const apiKey = fromConfigEnvironmentOrDefault('model.api_key', present(config.api_key), defaults?.apiKeyVariable);
+  settings.push({ ...apiKey, value: apiKey.value === null ? null : maskApiKey(apiKey.value) });
+  return { file, settings, ...(problem ? { problem } : {}) };
+
+  function fromConfigEnvironmentOrDefault(
+    key: string,
+    configured: string | undefined,
+    variable: string | undefined,
+  ): EffectiveSetting {
+    if (configured) return { key, value: configured, source: 'config.json' };
+    const fromEnvironment = variable ? present(environment[variable]) : undefined;
+    if (variable && fromEnvironment) return { key, value: fromEnvironment, source: `environment (${variable})` };
+    if (key === 'model.base_url' && defaults) return { key, value: defaults.baseUrl, source: 'default' };
+    return { key, value: null, source: 'not set' };
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new AppError('CONFIG_INVALID', `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Parses JSON with comments; a syntax error is CONFIG_INVALID naming the line and column. */
+function parseJsonc(text: string, file: string): unknown {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0 || tree === undefined) {
+    const parsed = parsePolicyConfig(text, file);
+    const problems = parsed.ok ? [`${file}: the file is not JSON.`] : parsed.problems;
+    throw new AppError('CONFIG_INVALID', `${problems.join('\n')}\nFix config.json first, then run the command again.`);
+  }
+  return getNodeValue(tree);
+}
