@@ -84,6 +84,22 @@ describe('parsePolicyConfig', () => {
     expect(parsed.ok).toBe(true);
   });
 
+  it("keeps other sections' secrets out of the policy and out of the last good copy in SQLite", () => {
+    const secret = 'sk-ant-test-0123456789abcdef';
+    fs.writeFileSync(file, JSON.stringify({ model: { provider: 'anthropic', api_key: secret } }));
+    const parsed = parsePolicyConfig(fs.readFileSync(file, 'utf8'), 'c');
+    expect(parsed.ok && Object.keys(parsed.config).sort()).toEqual(['projects', 'security']);
+    const store = new PolicyStore(file, db, log);
+    try {
+      expect(store.current.source).toBe('file');
+      const stored = db.prepare('SELECT value FROM safety_state').pluck().all() as string[];
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored.join('\n')).not.toContain(secret);
+    } finally {
+      store.close();
+    }
+  });
+
   it('accepts Chinese category names and template names', () => {
     const text = JSON.stringify({
       projects: {

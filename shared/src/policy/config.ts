@@ -177,15 +177,17 @@ export const projectsConfigSchema = z
   .strict();
 
 /**
- * The policy part of `config.json`. Other sections (models, UI…) belong to other owners and pass
- * through untouched; the sections here are strict, so a misspelt field is an error, not a no-op.
+ * The policy part of `config.json`. Other sections (models, UI…) belong to other owners: they are
+ * accepted and left out of the parsed policy (stripped), so what the policy keeps — in memory and
+ * as the last good copy in SQLite — never holds another section's secrets, such as the model's
+ * API key. The sections here are strict, so a misspelt field is an error, not a no-op.
  */
 export const policyConfigSchema = z
   .object({
     security: securityConfigSchema.default(securityConfigSchema.parse({})),
     projects: projectsConfigSchema.default(projectsConfigSchema.parse({})),
   })
-  .loose();
+  .strip();
 export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 
 /** Coordinator grant for one task (seed 000 §4.4 `GrantedToolSet`); it can only tighten. */
