@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 
-import { asNumber, asRecord, asString, joinUrl, retryPolicy, type ProviderOptions } from './provider-options.js';
-import { fetchWithRetry, redactSecrets } from './retry.js';
+import { asNumber, asRecord, asString, postForStream, type ProviderOptions } from './provider-options.js';
+import { redactSecrets } from './retry.js';
 import { readServerSentEvents } from './sse.js';
 import {
   parseToolArguments,
@@ -91,29 +91,22 @@ export class AnthropicProvider implements ModelProvider {
   constructor(private readonly options: ProviderOptions) {}
 
   async *stream(request: ModelRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-      'anthropic-version': ANTHROPIC_VERSION,
-    };
+    const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (this.options.apiKey !== undefined) headers['x-api-key'] = this.options.apiKey;
-    const response = await fetchWithRetry(
-      joinUrl(this.options.baseUrl, '/v1/messages'),
-      { method: 'POST', headers, body: JSON.stringify(toAnthropicBody(request)) },
-      {
-        ...(options.signal ? { signal: options.signal } : {}),
-        policy: retryPolicy(this.options),
-        target: { providerLabel: TARGET_LABEL, apiKeyEnvironment: KEY_ENVIRONMENT, apiKey: this.options.apiKey },
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-      },
-    );
-    if (!response.body) throw new AppError('UNAVAILABLE', 'The Anthropic API answered without a body. Try again.');
+    const body = await postForStream(this.options, {
+      path: '/v1/messages',
+      headers,
+      body: toAnthropicBody(request),
+      signal: options.signal,
+      providerLabel: TARGET_LABEL,
+      apiKeyEnvironment: KEY_ENVIRONMENT,
+    });
 
     const open = new Map<number, OpenToolCall>();
     let inputTokens = 0;
     let outputTokens = 0;
     let reason: StopReason = 'other';
-    for await (const event of readServerSentEvents(response.body)) {
+    for await (const event of readServerSentEvents(body)) {
       const data = parseData(event.data, event.event);
       switch (data.type) {
         case 'message_start': {

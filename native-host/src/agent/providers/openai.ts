@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 
-import { asNumber, asRecord, asString, joinUrl, retryPolicy, type ProviderOptions } from './provider-options.js';
-import { fetchWithRetry, redactSecrets } from './retry.js';
+import { asNumber, asRecord, asString, postForStream, type ProviderOptions } from './provider-options.js';
+import { redactSecrets } from './retry.js';
 import { readServerSentEvents } from './sse.js';
 import {
   parseToolArguments,
@@ -133,27 +133,24 @@ export class OpenAiProvider implements ModelProvider {
   constructor(private readonly options: ProviderOptions) {}
 
   async *stream(request: ModelRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
+    const headers: Record<string, string> = {};
     // Local servers (Ollama, LM Studio) need no key.
     if (this.options.apiKey !== undefined) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const response = await fetchWithRetry(
-      joinUrl(this.options.baseUrl, '/chat/completions'),
-      { method: 'POST', headers, body: JSON.stringify(toOpenAiBody(request)) },
-      {
-        ...(options.signal ? { signal: options.signal } : {}),
-        policy: retryPolicy(this.options),
-        target: { providerLabel: TARGET_LABEL, apiKeyEnvironment: KEY_ENVIRONMENT, apiKey: this.options.apiKey },
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-      },
-    );
-    if (!response.body) throw new AppError('UNAVAILABLE', 'The OpenAI-compatible API answered without a body.');
+    const body = await postForStream(this.options, {
+      path: '/chat/completions',
+      headers,
+      body: toOpenAiBody(request),
+      signal: options.signal,
+      providerLabel: TARGET_LABEL,
+      apiKeyEnvironment: KEY_ENVIRONMENT,
+    });
 
     const calls = new Map<number, PartialToolCall>();
     let finish: string | undefined;
     let inputTokens = 0;
     let outputTokens = 0;
     let sawDone = false;
-    for await (const event of readServerSentEvents(response.body)) {
+    for await (const event of readServerSentEvents(body)) {
       if (event.data.trim() === '[DONE]') {
         sawDone = true;
         break;

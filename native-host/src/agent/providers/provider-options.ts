@@ -1,4 +1,6 @@
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import { AppError } from '@nextai/shared';
+
+import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RetryPolicy } from './retry.js';
 
 export interface ProviderOptions {
   /** Without a trailing slash, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
@@ -27,4 +29,42 @@ export function asString(value: unknown): string | undefined {
 
 export function asNumber(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * POSTs a JSON body for a streamed answer, with the retry policy and the provider's key-aware
+ * errors (fetchWithRetry), and returns the response body to read events from.
+ */
+export async function postForStream(
+  options: ProviderOptions,
+  request: {
+    path: string;
+    headers: Record<string, string>;
+    body: unknown;
+    signal: AbortSignal | undefined;
+    providerLabel: string;
+    apiKeyEnvironment: string;
+  },
+): Promise<ReadableStream<Uint8Array>> {
+  const response = await fetchWithRetry(
+    joinUrl(options.baseUrl, request.path),
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...request.headers },
+      body: JSON.stringify(request.body),
+    },
+    {
+      ...(request.signal ? { signal: request.signal } : {}),
+      policy: retryPolicy(options),
+      target: {
+        providerLabel: request.providerLabel,
+        apiKeyEnvironment: request.apiKeyEnvironment,
+        apiKey: options.apiKey,
+      },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    },
+  );
+  if (!response.body)
+    throw new AppError('UNAVAILABLE', `The ${request.providerLabel} API answered without a body. Try again.`);
+  return response.body;
 }
