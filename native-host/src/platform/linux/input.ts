@@ -3,9 +3,8 @@ import { AppError } from '@nextai/shared';
 import { runCommand } from '../../subprocess.js';
 import type { InputAdapter, KeyName, MouseButton, Point, ScrollDirection, Size } from '../desktop.js';
 import { isModifier, normalizeChord, normalizeKey, type ModifierKey, type NAMED_KEYS } from '../keys.js';
-import { requireDisplay } from './display.js';
 import { missingProgramIsUnavailable, xEnvironment } from './windows.js';
-import { buttonMask, X_EVENT, XConnection } from './x-connection.js';
+import { buttonMask, reusableXConnection, X_EVENT, type XConnection } from './x-connection.js';
 
 /**
  * Mouse and keyboard on Linux (X11).
@@ -285,21 +284,12 @@ const BUTTON_WAIT_MS = 1000;
 const SCREEN_SIZE_TTL_MS = 2000;
 
 export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAdapter {
-  let open: { display: string; connection: XConnection } | undefined;
   let screen: { size: Size; until: number } | undefined;
   /** One typing at a time: two would fight over the spare keycodes. */
   let typing: Promise<unknown> = Promise.resolve();
-
-  async function connect(): Promise<XConnection> {
-    const display = await requireDisplay(env);
-    if (open && open.display === display && open.connection.isOpen) return open.connection;
-    open?.connection.close();
-    open = undefined;
+  const connect = reusableXConnection(env, () => {
     screen = undefined;
-    const connection = await XConnection.open(display, env);
-    open = { display, connection };
-    return connection;
-  }
+  });
 
   async function checkOnScreen(connection: XConnection, ...points: Point[]): Promise<void> {
     if (!screen || screen.until < Date.now()) {

@@ -1,8 +1,7 @@
 import { AppError } from '@nextai/shared';
 
 import type { RawImage, Rect, ScreenAdapter, Size } from '../desktop.js';
-import { requireDisplay } from './display.js';
-import { XConnection, type XImage } from './x-connection.js';
+import { reusableXConnection, type XImage } from './x-connection.js';
 
 /**
  * Screen capture on X11 over our own X connection (x-connection.ts): GetImage of the root
@@ -17,17 +16,7 @@ import { XConnection, type XImage } from './x-connection.js';
  * regions, and records the clipped area for coordinate mapping).
  */
 export function createLinuxScreen(env: NodeJS.ProcessEnv = process.env): ScreenAdapter {
-  let open: { display: string; connection: XConnection } | undefined;
-
-  async function connect(): Promise<XConnection> {
-    const display = await requireDisplay(env);
-    if (open && open.display === display && open.connection.isOpen) return open.connection;
-    open?.connection.close();
-    open = undefined;
-    const connection = await XConnection.open(display, env);
-    open = { display, connection };
-    return connection;
-  }
+  const connect = reusableXConnection(env);
 
   return {
     async screenSize(): Promise<Size> {

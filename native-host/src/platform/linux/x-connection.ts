@@ -5,6 +5,8 @@ import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 
+import { requireDisplay } from './display.js';
+
 /**
  * A minimal X11 protocol client over the display's socket, in-process, with no native module:
  * synthetic pointer and key events (XTEST FakeInput, QueryPointer, GetKeyboardMapping), the
@@ -404,4 +406,23 @@ function readSetupReply(socket: net.Socket, setup: Buffer): Promise<Buffer> {
     socket.on('error', onError);
     socket.write(setup);
   });
+}
+
+/**
+ * A connection to the display in `env` that is opened on first use and opened again when the
+ * display changes or the connection was lost; `onReopen` lets the caller drop what it cached
+ * about the old one.
+ */
+export function reusableXConnection(env: NodeJS.ProcessEnv, onReopen?: () => void): () => Promise<XConnection> {
+  let open: { display: string; connection: XConnection } | undefined;
+  return async () => {
+    const display = await requireDisplay(env);
+    if (open && open.display === display && open.connection.isOpen) return open.connection;
+    open?.connection.close();
+    open = undefined;
+    onReopen?.();
+    const connection = await XConnection.open(display, env);
+    open = { display, connection };
+    return connection;
+  };
 }
