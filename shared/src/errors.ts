@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   EMERGENCY_STOPPED: -32053,
   ALREADY_ANSWERED: -32054,
   CONFIG_INVALID: -32055,
+  /** A run reached its step, token or cost limit. */
+  LIMIT_REACHED: -32056,
 
   NOT_WRITABLE: -32040,
   PERMISSION_DENIED: -32041,

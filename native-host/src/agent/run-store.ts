@@ -29,6 +29,8 @@ export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
+  /** False once a model call could not be priced: costUsd is then a lower bound. */
+  costKnown: boolean;
 }
 
 export interface RunRecord {
@@ -43,6 +45,12 @@ export interface RunRecord {
   updatedAt: string;
   finishedAt: string | null;
   error: { code: string; message: string } | null;
+  /** The agent's final answer, once finished. */
+  result: string | null;
+  /** The model the run uses (recorded at its first model call). */
+  model: string | null;
+  /** Model turns taken. */
+  turns: number;
 }
 
 export interface NewRun {
@@ -90,6 +98,10 @@ interface RunRow {
   finished_at: string | null;
   error_code: string | null;
   error: string | null;
+  result: string | null;
+  model: string | null;
+  turns: number;
+  cost_known: number;
 }
 
 interface StepRow {
@@ -223,16 +235,31 @@ export class RunStore {
     return this.get(id);
   }
 
-  /** Adds one model call's tokens and cost to the run's totals. */
-  addUsage(id: string, usage: Partial<RunUsage>): RunRecord {
+  /** Adds one model call's tokens and cost to the run's totals; `turns` counts model calls. */
+  addUsage(id: string, usage: Partial<RunUsage> & { turns?: number; model?: string }): RunRecord {
     const changed = this.db
       .prepare(
         `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-         cost_usd = cost_usd + ?, updated_at = ? WHERE id = ?`,
+         cost_usd = cost_usd + ?, turns = turns + ?, cost_known = MIN(cost_known, ?),
+         model = COALESCE(?, model), updated_at = ? WHERE id = ?`,
       )
-      .run(usage.inputTokens ?? 0, usage.outputTokens ?? 0, usage.costUsd ?? 0, this.now(), id);
+      .run(
+        usage.inputTokens ?? 0,
+        usage.outputTokens ?? 0,
+        usage.costUsd ?? 0,
+        usage.turns ?? 0,
+        usage.costKnown === false ? 0 : 1,
+        usage.model ?? null,
+        this.now(),
+        id,
+      );
     if (changed.changes === 0) return this.get(id); // throws NOT_FOUND
     return this.get(id);
+  }
+
+  /** The agent's final words, kept with the run. */
+  setResult(id: string, result: string): void {
+    this.db.prepare('UPDATE runs SET result = ?, updated_at = ? WHERE id = ?').run(result, this.now(), id);
   }
 
   /** Written before the action starts. The run must be running, and the step must be new. */
@@ -363,12 +390,20 @@ function toRun(row: RunRow): RunRecord {
     project: row.project,
     state: row.state,
     limits: JSON.parse(row.limits) as Record<string, unknown>,
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens, costUsd: row.cost_usd },
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      costUsd: row.cost_usd,
+      costKnown: row.cost_known !== 0,
+    },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
     error:
       row.error_code !== null || row.error !== null ? { code: row.error_code ?? '', message: row.error ?? '' } : null,
+    result: row.result,
+    model: row.model,
+    turns: row.turns,
   };
 }
 

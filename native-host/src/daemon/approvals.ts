@@ -108,6 +108,28 @@ export class ApprovalQueue {
     return row && toApproval(row);
   }
 
+  /**
+   * The status of the latest request for a run's tool call, whatever it was; undefined when the
+   * call never asked. A resumed run uses it to tell "never executed" (pending, denied, cancelled)
+   * from "may have executed" (approved).
+   */
+  statusForRunCall(runId: string, callId: string): Approval['status'] | undefined {
+    return this.db
+      .prepare(
+        'SELECT status FROM approvals WHERE run_id = ? AND call_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+      )
+      .pluck()
+      .get(runId, callId) as Approval['status'] | undefined;
+  }
+
+  /** Ids of the pending requests of one run. */
+  pendingForRun(runId: string): string[] {
+    return this.db
+      .prepare(`SELECT id FROM approvals WHERE run_id = ? AND status = 'pending' ORDER BY created_at`)
+      .pluck()
+      .all(runId) as string[];
+  }
+
   /** Resolves with the answer; at once if the request was answered already (after a restart). */
   wait(id: string): Promise<ApprovalAnswer> {
     const approval = this.get(id);

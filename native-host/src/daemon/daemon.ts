@@ -5,6 +5,12 @@ import path from 'node:path';
 
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } from '@nextai/shared';
 
+import { readModelConfig } from '../agent/model-config.js';
+import { isLocalEndpoint, priceOf } from '../agent/pricing.js';
+import { createProvider, selectProvider } from '../agent/providers/index.js';
+import { RunManager } from '../agent/run-manager.js';
+import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { LoopOptions, ModelChoice } from '../agent/loop/run-loop.js';
 import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
@@ -40,6 +46,9 @@ export interface DaemonOptions {
   /** The OS adapter; the one for `platform` when omitted (tests pass a fake). */
   desktop?: Desktop;
   homeDir?: string;
+  /** The model runs use; from config.json and the environment when omitted. */
+  model?: () => ModelChoice;
+  loopOptions?: Partial<LoopOptions>;
 }
 
 /**
@@ -54,6 +63,7 @@ export class Daemon {
   readonly gateway: ToolGateway;
   readonly approvals: ApprovalQueue;
   readonly emergency: EmergencyStop;
+  readonly runManager: RunManager;
   private readonly connections = new Set<ClientConnection>();
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
@@ -107,7 +117,13 @@ export class Daemon {
     };
     this.hostTools = createHostHandlers(hostServices);
     this.gateway = new ToolGateway({
-      handlers: { ...this.hostTools.handlers, ...options.handlers },
+      handlers: {
+        ...this.hostTools.handlers,
+        // The agent's own tools belong to runs; runManager is set below, before any call.
+        ask_user: (input, context) => this.runManager.askUser(input, context),
+        todo_write: async (input, context) => this.runManager.todoWrite(input, context),
+        ...options.handlers,
+      },
       platform,
       paths,
       log: log.child('tools'),
@@ -120,8 +136,25 @@ export class Daemon {
       notify,
       browserClients: () => [...this.connections].filter((connection) => connection.canRunBrowserTools()).reverse(),
     });
+    this.runManager = new RunManager({
+      db,
+      events,
+      callTool: (request, context) => this.gateway.call(request, context),
+      availableTools: () => this.gateway.availableTools(),
+      model: options.model ?? (() => chooseModel(paths.configFile)),
+      projectId: (name) => policy.project(name).id,
+      approvals: this.approvals,
+      readBlob: (reference) => blobs.get(reference),
+      putBlob: (data, mimeType) => blobs.put(data, mimeType),
+      systemPrompt: (run) => buildSystemPrompt({ platform, project: run.project, now: new Date(), homeDir }),
+      log: log.child('runs'),
+      ...(options.loopOptions ? { loopOptions: options.loopOptions } : {}),
+    });
     this.emergency = new EmergencyStop(db, {
-      abortRunningCalls: (reason) => this.gateway.abortAll(reason),
+      abortRunningCalls: (reason) => {
+        this.runManager.pauseAll(`emergency stop: ${reason}`);
+        return this.gateway.abortAll(reason);
+      },
       cancelPendingApprovals: (reason) => {
         for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
       },
@@ -151,6 +184,7 @@ export class Daemon {
       approvals: this.approvals,
       audit,
       emergency: this.emergency,
+      runs: this.runManager,
       blobs,
       connections: () => this.connections,
       shutdown: (reason) => {
@@ -202,6 +236,7 @@ export class Daemon {
       const daemon = new Daemon(options, lock, db, events, audit, policy, server);
       daemon.cancelOrphanedApprovals();
       events.append('daemon.started', { pid: process.pid, version: VERSION });
+      daemon.runManager.resumeUnfinished();
       log.info('daemon started', { pid: process.pid, socket: paths.socket, data_dir: paths.dataDir });
       return daemon;
     } catch (error) {
@@ -222,6 +257,7 @@ export class Daemon {
     this.options.log.info('daemon stopping', { reason });
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     this.events.append('daemon.stopping', { reason });
+    await this.runManager.shutdown();
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     await this.hostTools.dispose();
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -291,4 +327,18 @@ async function listen(socketPath: string, platform: Platform): Promise<net.Serve
   });
   if (platform !== 'windows') fs.chmodSync(socketPath, 0o600);
   return server;
+}
+
+/** The model from config.json's `model` section and the environment (ANTHROPIC_* / OPENAI_*). */
+function chooseModel(configFile: string): ModelChoice {
+  const { config, problems } = readModelConfig(configFile);
+  if (problems.length > 0) {
+    throw new AppError('CONFIG_INVALID', `The model settings are not valid: ${problems.join('; ')}`);
+  }
+  const selection = selectProvider(config, process.env);
+  return {
+    provider: createProvider(selection),
+    model: selection.model,
+    price: priceOf(selection.model, { local: isLocalEndpoint(selection.baseUrl) }),
+  };
 }

@@ -153,4 +153,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    name: 'agent loop: run results, model, turns, questions',
+    sql: `
+      ALTER TABLE runs ADD COLUMN result TEXT;
+      ALTER TABLE runs ADD COLUMN model TEXT;
+      ALTER TABLE runs ADD COLUMN turns INTEGER NOT NULL DEFAULT 0;
+      -- 0 once a model call could not be priced (unknown model): cost_usd is then a lower bound.
+      ALTER TABLE runs ADD COLUMN cost_known INTEGER NOT NULL DEFAULT 1;
+
+      -- What a run asks the person (ask_user, or the loop asking for help when stuck). The run
+      -- waits in waiting_user until the answer is written here; it survives restarts.
+      CREATE TABLE run_questions (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        call_id TEXT,
+        kind TEXT NOT NULL CHECK (kind IN ('ask_user', 'stuck')),
+        question TEXT NOT NULL,
+        options TEXT NOT NULL,
+        asked_at TEXT NOT NULL,
+        answer TEXT,
+        answered_at TEXT,
+        answered_by TEXT
+      );
+      CREATE INDEX run_questions_open ON run_questions (run_id) WHERE answered_at IS NULL;
+      CREATE UNIQUE INDEX run_questions_by_call ON run_questions (run_id, call_id) WHERE call_id IS NOT NULL;
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo } from '@nextai/shared';
 
+import type { RunManager } from '../agent/run-manager.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import type { BlobStore } from '../tools/blob-store.js';
 import type { ApprovalQueue } from './approvals.js';
@@ -19,6 +20,7 @@ export interface DaemonServices {
   approvals: ApprovalQueue;
   audit: AuditLog;
   emergency: EmergencyStop;
+  runs: RunManager;
   /** Payloads tools returned by reference. */
   blobs: BlobStore;
   connections: () => Iterable<ClientConnection>;
@@ -149,6 +151,80 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('safety.stop', ({ reason }) => services.emergency.engage(reason ?? 'stop requested', connection.label));
   peer.handle('safety.reset', () => services.emergency.reset(connection.label));
   peer.handle('safety.status', () => services.emergency.state());
+
+  const { runs } = services;
+  peer.handle('runs.start', ({ goal, project, session_id, limits }) => ({
+    run: runs.start({ goal, project, sessionId: session_id, limits }, connection.label),
+  }));
+  peer.handle('runs.list', ({ state, session_id, limit }) => ({
+    runs: runs.list({ ...(state ? { state } : {}), ...(session_id ? { sessionId: session_id } : {}), limit }),
+  }));
+  peer.handle('runs.get', ({ id, steps }) => ({
+    run: runs.view(id),
+    ...(steps ? { steps: runs.steps(id) } : {}),
+  }));
+  peer.handle('runs.pause', ({ id }) => ({ run: runs.pause(id) }));
+  peer.handle('runs.resume', ({ id }) => ({ run: runs.resume(id) }));
+  peer.handle('runs.stop', async ({ id, reason }) => ({
+    run: await runs.stop(id, reason ?? `stopped by ${connection.label}`),
+  }));
+  peer.handle('runs.steer', ({ id, text }) => ({ run: runs.steer(id, text, connection.label) }));
+  peer.handle('runs.answer', ({ id, answer }) => ({ run: runs.answer(id, answer, connection.label) }));
+
+  const sessionView = (session: {
+    id: string;
+    title: string;
+    project: string;
+    createdAt: string;
+    updatedAt: string;
+  }) => ({
+    id: session.id,
+    title: session.title,
+    project: session.project,
+    created_at: session.createdAt,
+    updated_at: session.updatedAt,
+  });
+  peer.handle('sessions.create', ({ title, project }) => {
+    const session = runs.sessions.create({ title, project: services.policy.project(project).id });
+    services.events.append('session.changed', { session_id: session.id, change: 'created' });
+    return { session: sessionView(session) };
+  });
+  peer.handle('sessions.list', ({ search, project, limit, offset }) => ({
+    sessions: runs.sessions
+      .list({
+        ...(search !== undefined ? { search } : {}),
+        ...(project !== undefined ? { project } : {}),
+        limit,
+        offset,
+      })
+      .map(sessionView),
+  }));
+  peer.handle('sessions.get', ({ id }) => ({
+    session: sessionView(runs.sessions.get(id)),
+    runs: runs.list({ sessionId: id, limit: 1000 }),
+  }));
+  peer.handle('sessions.rename', ({ id, title }) => {
+    const session = runs.sessions.rename(id, title);
+    services.events.append('session.changed', { session_id: id, change: 'renamed' });
+    return { session: sessionView(session) };
+  });
+  peer.handle('sessions.delete', async ({ id }) => {
+    runs.sessions.get(id);
+    for (const run of runs.list({ sessionId: id, state: 'active', limit: 1000 })) {
+      await runs.stop(run.id, 'its session was deleted');
+    }
+    runs.sessions.delete(id);
+    services.events.append('session.changed', { session_id: id, change: 'deleted' });
+    return { deleted: true as const };
+  });
+  peer.handle('sessions.messages', ({ id, after_seq, limit }) => ({
+    messages: runs.sessions.messages(id, { afterSeq: after_seq, limit }).map((message) => ({
+      seq: message.seq,
+      role: message.role,
+      content: message.content,
+      created_at: message.createdAt,
+    })),
+  }));
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

@@ -107,6 +107,11 @@ export class ToolGateway {
     });
   }
 
+  /** The tools that can run now, for offering to a model (no schema work, unlike `list`). */
+  availableTools(): AnyTool[] {
+    return TOOL_CATALOG.filter((tool) => this.availability(tool).available);
+  }
+
   /** The decision a call would get, without running anything (`nextai policy explain`). */
   explain(request: ToolCallRequest, context: CallContext): { decision: Decision; project: string } {
     const tool = this.lookup(request.name);
@@ -316,7 +321,7 @@ export class ToolGateway {
     const work = (async (): Promise<ToolOutcome> => {
       const output =
         tool.runsIn === 'host'
-          ? await this.runOnHost(tool, input, controller.signal)
+          ? await this.runOnHost(tool, input, controller.signal, callId, context.runId)
           : await this.runInBrowser(tool, input, callId);
       if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
@@ -374,11 +379,19 @@ export class ToolGateway {
     tool: Extract<AnyTool, { runsIn: 'host' }>,
     input: unknown,
     signal: AbortSignal,
+    callId: string,
+    runId: string | undefined,
   ): Promise<ToolOutcome> {
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
     const handler = this.options.handlers[tool.name] as (input: unknown, context: ToolContext) => Promise<unknown>;
-    const context: ToolContext = { signal, paths: this.options.paths, log: this.options.log.child(tool.name) };
+    const context: ToolContext = {
+      signal,
+      paths: this.options.paths,
+      log: this.options.log.child(tool.name),
+      callId,
+      ...(runId === undefined ? {} : { runId }),
+    };
     return { ok: true, output: await handler(input, context) };
   }
 

@@ -24,6 +24,8 @@ export interface ToolContext {
   log: Logger;
   /** The gateway's id of this call (for events the call emits). */
   callId?: string;
+  /** The agent run making the call, if any (ask_user and todo_write belong to runs). */
+  runId?: string;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { RUN_EVENT_SCHEMAS } from './runs.js';
+
 /**
  * Everything that happens in the daemon is an event with a per-daemon increasing `seq`, kept in
  * the SQLite event log. Clients subscribe with the last `seq` they saw and receive what they
@@ -57,6 +59,7 @@ export const EVENT_DATA_SCHEMAS = {
     path: z.string(),
     change: z.enum(['create', 'modify', 'delete']),
   }),
+  ...RUN_EVENT_SCHEMAS,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS;

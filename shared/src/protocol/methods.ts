@@ -12,6 +12,7 @@ import {
 import { decisionSchema } from '../policy/decision.js';
 import { RISK_LEVELS, TOOL_CATEGORIES } from '../tools/define-tool.js';
 import { eventSchema } from './events.js';
+import { RUN_METHODS } from './runs.js';
 
 export interface MethodSpec<Params extends z.ZodType = z.ZodType, Result extends z.ZodType = z.ZodType> {
   readonly params: Params;
@@ -333,6 +334,7 @@ export const DAEMON_METHODS = {
       gap: z.boolean(),
     }),
   },
+  ...RUN_METHODS,
 } as const satisfies MethodTable;
 
 /** Requests the daemon sends to a client that declared the capability. */

@@ -1,0 +1,477 @@
+import {
+  AppError,
+  DEFAULT_RUN_LIMITS,
+  ENDED_RUN_STATES,
+  toInputJsonSchema,
+  type AnyTool,
+  type DaemonEvent,
+  type RunLimits,
+  type RunView,
+  type ToolResult,
+} from '@nextai/shared';
+
+import type { Db } from '../daemon/database.js';
+import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
+import type { Logger } from '../logger.js';
+import type { ToolContext } from '../tools/types.js';
+import type { ReadBlob } from './context.js';
+import { initialLoopState, isLoopState } from './loop/loop-state.js';
+import { RunLoop, type LoopOptions, type ModelChoice } from './loop/run-loop.js';
+import type { Message } from './providers/types.js';
+import { QuestionStore } from './question-store.js';
+import { RunStore, type RunRecord } from './run-store.js';
+import { transitionRun, type RunEvents } from './run-transition.js';
+import { SessionStore, type SessionRecord } from './session-store.js';
+
+export interface RunManagerOptions {
+  db: Db;
+  events: RunEvents & { subscribe(listener: (event: DaemonEvent) => void): () => void };
+  /** The policy chokepoint. */
+  callTool(request: ToolCallRequest, context: CallContext): Promise<ToolResult>;
+  /** Tools that can run now (host tools with a handler, browser tools with a browser connected). */
+  availableTools(): AnyTool[];
+  /** Chooses the model from config.json and the environment; throws a clear AppError when none is set up. */
+  model(): ModelChoice;
+  /** The project id for a name (the default project when undefined); throws for an unknown one. */
+  projectId(name: string | undefined): string;
+  approvals: {
+    statusForRunCall(runId: string, callId: string): string | undefined;
+    pendingForRun(runId: string): string[];
+    get(id: string): { run_id: string | null };
+  };
+  readBlob: ReadBlob;
+  putBlob(data: Buffer, mimeType: string): string;
+  systemPrompt(run: RunRecord): string;
+  log: Logger;
+  loopOptions?: Partial<LoopOptions>;
+  clock?: () => Date;
+}
+
+/** Earlier messages of a session shown to the model when a run continues it. */
+const HISTORY_MESSAGES = 20;
+const HISTORY_CHARS = 40_000;
+
+/**
+ * Agent runs in the daemon: starts them, drives each with a RunLoop, answers the controls
+ * (pause, resume, stop, steer, answer), parks a run while it waits for an approval, and resumes
+ * unfinished runs after a restart. Sessions hold the chat the runs belong to.
+ */
+export class RunManager {
+  readonly runs: RunStore;
+  readonly sessions: SessionStore;
+  readonly questions: QuestionStore;
+  private readonly loops = new Map<string, RunLoop>();
+  private readonly definitionCache = new Map<
+    string,
+    { name: string; description: string; inputSchema: Record<string, unknown> }
+  >();
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(private readonly options: RunManagerOptions) {
+    const clock = options.clock ?? (() => new Date());
+    this.runs = new RunStore(options.db, clock);
+    this.sessions = new SessionStore(options.db, clock);
+    this.questions = new QuestionStore(options.db, clock);
+    // Deferred: the listener runs inside EventLog.append, and a transition appends an event itself.
+    this.unsubscribe = options.events.subscribe((event) => {
+      if (event.type === 'approval.requested' || event.type === 'approval.answered') {
+        queueMicrotask(() => this.onApprovalEvent(event));
+      }
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Runs
+
+  start(
+    input: {
+      goal: string;
+      project?: string | undefined;
+      sessionId?: string | undefined;
+      limits?: RunLimits | undefined;
+    },
+    by: string,
+  ): RunView {
+    const goal = input.goal.trim();
+    if (goal === '') throw new AppError('INVALID_ARGUMENT', 'A run needs a goal: say what the agent should do.');
+    let session: SessionRecord | undefined =
+      input.sessionId === undefined ? undefined : this.sessions.get(input.sessionId);
+    const project = this.options.projectId(input.project ?? session?.project);
+    // Fail now, with the reason, rather than start a run that cannot think.
+    this.options.model();
+    const history = session ? this.history(session.id) : [];
+    session ??= this.sessions.create({ title: titleFor(goal), project });
+    if (input.sessionId === undefined)
+      this.options.events.append('session.changed', { session_id: session.id, change: 'created' });
+    const limits = { ...DEFAULT_RUN_LIMITS, ...stripUndefined(input.limits ?? {}) };
+    const run = this.runs.create({ goal, project, sessionId: session.id, limits });
+    this.sessions.appendMessage(session.id, 'user', { text: goal, run_id: run.id, by });
+    this.options.events.append('session.changed', { session_id: session.id, change: 'message' });
+    this.runs.checkpoint(
+      run.id,
+      0,
+      initialLoopState([...history, { role: 'user', content: [{ type: 'text', text: goal }] }]),
+    );
+    this.options.events.append('run.state', { run_id: run.id, state: 'queued' });
+    this.launch(run.id);
+    return this.view(run.id);
+  }
+
+  view(id: string): RunView {
+    return this.toView(this.runs.get(id));
+  }
+
+  list(filter: { state?: RunView['state'] | 'active'; sessionId?: string; limit?: number }): RunView[] {
+    const records =
+      filter.state === 'active'
+        ? this.runs
+            .unfinishedRuns()
+            .slice(-(filter.limit ?? 50))
+            .reverse()
+        : this.runs.list({
+            ...(filter.state !== undefined ? { state: filter.state } : {}),
+            ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
+            limit: filter.limit ?? 50,
+          });
+    return records.map((run) => this.toView(run));
+  }
+
+  steps(id: string) {
+    return this.runs.steps(id).map((step) => ({
+      step: step.step,
+      kind: step.kind,
+      intent: step.intent,
+      result: step.result,
+      intent_at: step.intentAt,
+      result_at: step.resultAt,
+    }));
+  }
+
+  pause(id: string): RunView {
+    const run = this.unfinished(id, 'paused');
+    if (run.state === 'paused') return this.toView(run);
+    const loop = this.loops.get(id);
+    if (loop) loop.pause();
+    else transitionRun(this.runs, this.options.events, id, 'paused', { reason: 'paused by the person' });
+    return this.view(id);
+  }
+
+  /** Pauses every run in progress (the emergency stop): they wait for the person to resume them. */
+  pauseAll(reason: string): void {
+    for (const loop of this.loops.values()) loop.pause();
+    this.options.log.info('paused every run', { reason, runs: this.loops.size });
+  }
+
+  resume(id: string): RunView {
+    const run = this.unfinished(id, 'resumed');
+    if (this.loops.has(id)) return this.toView(run);
+    if (run.state === 'paused') transitionRun(this.runs, this.options.events, id, 'running', { reason: 'resumed' });
+    this.launch(id);
+    return this.view(id);
+  }
+
+  async stop(id: string, reason: string): Promise<RunView> {
+    const run = this.runs.get(id);
+    if (run.state === 'stopped') return this.toView(run);
+    this.unfinished(id, 'stopped');
+    const loop = this.loops.get(id);
+    if (loop) {
+      loop.stop(reason);
+      await withTimeout(loop.done, 5000);
+    } else {
+      transitionRun(this.runs, this.options.events, id, 'stopped', { reason });
+    }
+    return this.view(id);
+  }
+
+  steer(id: string, text: string, by: string): RunView {
+    const run = this.unfinished(id, 'steered');
+    const loop = this.loops.get(id);
+    if (loop) {
+      loop.steer(text);
+    } else {
+      // A paused run: the instruction waits in its checkpoint for the next turn.
+      const checkpoint = this.runs.latestCheckpoint(id);
+      if (checkpoint && isLoopState(checkpoint.state)) {
+        checkpoint.state.notes.push(`The person adds an instruction while you work: ${text}`);
+        this.runs.checkpoint(id, checkpoint.step, checkpoint.state);
+      }
+    }
+    this.recordSessionMessage(run, 'user', { text, run_id: id, steer: true, by });
+    this.options.events.append('run.steered', { run_id: id, text, by });
+    return this.view(id);
+  }
+
+  /** Answers the question the run waits on (ask_user, or the loop asking for help). */
+  answer(id: string, text: string, by: string): RunView {
+    const run = this.unfinished(id, 'answered');
+    const question = this.questions.answer(id, text, by);
+    this.options.events.append('run.answered', { run_id: id, question_id: question.id, by });
+    this.recordSessionMessage(run, 'user', { text, run_id: id, answer_to: question.question, by });
+    if (this.runs.get(id).state === 'waiting_user') {
+      transitionRun(this.runs, this.options.events, id, 'running', { reason: 'the person answered' });
+    }
+    if (!this.loops.has(id) && this.runs.get(id).state !== 'paused') this.launch(id);
+    return this.view(id);
+  }
+
+  /** After a restart: every run that had not ended carries on from its last checkpoint (paused ones wait). */
+  resumeUnfinished(): string[] {
+    const resumed: string[] = [];
+    for (const run of this.runs.unfinishedRuns()) {
+      if (run.state === 'paused' || this.loops.has(run.id)) continue;
+      this.launch(run.id);
+      resumed.push(run.id);
+    }
+    if (resumed.length > 0) this.options.log.info('resuming unfinished runs', { runs: resumed });
+    return resumed;
+  }
+
+  /** The daemon is stopping: loops stop driving and leave their runs to be resumed at the next start. */
+  async shutdown(graceMs = 3000): Promise<void> {
+    this.closed = true;
+    this.unsubscribe();
+    const loops = [...this.loops.values()];
+    for (const loop of loops) loop.shutdown();
+    await withTimeout(Promise.allSettled(loops.map((loop) => loop.done)), graceMs);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tools that belong to runs
+
+  /** `ask_user`: the run waits in waiting_user until the person answers (from any client). */
+  async askUser(
+    input: { question: string; options?: string[] | undefined },
+    context: ToolContext,
+  ): Promise<{ answer: string }> {
+    const runId = context.runId;
+    if (runId === undefined) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        'ask_user works inside an agent run (start one with `nextai run "<goal>"`); there is nobody to ask here.',
+      );
+    }
+    const { question, created } = this.questions.ask({
+      runId,
+      callId: context.callId,
+      kind: 'ask_user',
+      question: input.question,
+      options: input.options,
+    });
+    if (question.answer !== null) return { answer: question.answer };
+    if (created) {
+      this.options.events.append('run.question', {
+        run_id: runId,
+        question_id: question.id,
+        kind: 'ask_user',
+        question: question.question,
+        options: question.options,
+      });
+    }
+    if (this.runs.get(runId).state === 'running') {
+      transitionRun(this.runs, this.options.events, runId, 'waiting_user', { reason: 'asked the person' });
+    }
+    return { answer: await this.questions.wait(question.id, context.signal) };
+  }
+
+  /** `todo_write`: the plan is echoed to the model and shown to the person. */
+  todoWrite(
+    input: { items: { id: string; content: string; status: 'pending' | 'in_progress' | 'completed' }[] },
+    context: ToolContext,
+  ): { items: typeof input.items } {
+    if (context.runId !== undefined) {
+      this.options.events.append('run.todo', { run_id: context.runId, items: input.items });
+    }
+    return { items: input.items };
+  }
+
+  /** What the model is offered: the available tools with their JSON Schemas (computed once per tool). */
+  toolDefinitions(): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
+    return this.options.availableTools().map((tool) => {
+      let definition = this.definitionCache.get(tool.name);
+      if (!definition) {
+        definition = { name: tool.name, description: tool.description, inputSchema: toInputJsonSchema(tool) };
+        this.definitionCache.set(tool.name, definition);
+      }
+      return definition;
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private launch(id: string): void {
+    if (this.closed) return;
+    const loop = new RunLoop(id, {
+      runs: this.runs,
+      questions: this.questions,
+      events: this.options.events,
+      callTool: (request, context) => this.options.callTool(request, context),
+      tools: () => this.toolDefinitions(),
+      model: () => this.options.model(),
+      systemPrompt: (run) => this.options.systemPrompt(run),
+      readBlob: this.options.readBlob,
+      putBlob: this.options.putBlob,
+      approvalStatus: (runId, callId) => this.options.approvals.statusForRunCall(runId, callId),
+      recordAnswer: (run, text) => this.recordSessionMessage(run, 'assistant', { text, run_id: run.id }),
+      log: this.options.log,
+      ...(this.options.loopOptions ? { options: this.options.loopOptions } : {}),
+    });
+    this.loops.set(id, loop);
+    void loop.done.finally(() => {
+      if (this.loops.get(id) === loop) this.loops.delete(id);
+    });
+    loop.start();
+  }
+
+  private unfinished(id: string, verb: string): RunRecord {
+    const run = this.runs.get(id);
+    if ((ENDED_RUN_STATES as readonly string[]).includes(run.state)) {
+      const more = run.sessionId
+        ? ` Start a new run in its session to go on: nextai run --session ${run.sessionId} "<goal>".`
+        : '';
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `Run ${id} has ${run.state === 'finished' ? 'finished' : `ended (${run.state})`}; it cannot be ${verb}.${more}`,
+        {
+          details: { runId: id, state: run.state },
+        },
+      );
+    }
+    return run;
+  }
+
+  private onApprovalEvent(event: DaemonEvent): void {
+    if (this.closed) return;
+    try {
+      if (event.type === 'approval.requested') {
+        const runId = event.data.run_id;
+        if (typeof runId !== 'string') return;
+        if (this.runs.get(runId).state === 'running') {
+          transitionRun(this.runs, this.options.events, runId, 'waiting_approval', {
+            reason: 'waiting for an approval',
+          });
+        }
+        return;
+      }
+      const approvalId = event.data.approval_id;
+      if (typeof approvalId !== 'string') return;
+      const runId = this.options.approvals.get(approvalId).run_id;
+      if (runId === null) return;
+      const run = this.runs.get(runId);
+      if (run.state === 'waiting_approval' && this.options.approvals.pendingForRun(runId).length === 0) {
+        transitionRun(this.runs, this.options.events, runId, 'running', { reason: 'approval answered' });
+      }
+    } catch (error) {
+      this.options.log.warn('could not follow an approval for a run', { error: (error as Error).message });
+    }
+  }
+
+  private toView(run: RunRecord): RunView {
+    const question = run.state === 'waiting_user' || run.state === 'paused' ? this.questions.open(run.id) : undefined;
+    const limits = { ...DEFAULT_RUN_LIMITS, ...(run.limits as Partial<typeof DEFAULT_RUN_LIMITS>) };
+    return {
+      id: run.id,
+      session_id: run.sessionId,
+      goal: run.goal,
+      project: run.project,
+      state: run.state,
+      limits,
+      usage: {
+        input_tokens: run.usage.inputTokens,
+        output_tokens: run.usage.outputTokens,
+        cost_usd: run.usage.costUsd,
+        cost_known: run.usage.costKnown,
+      },
+      turns: run.turns,
+      created_at: run.createdAt,
+      updated_at: run.updatedAt,
+      finished_at: run.finishedAt,
+      error: run.error,
+      result: run.result,
+      question: question
+        ? {
+            id: question.id,
+            kind: question.kind,
+            question: question.question,
+            options: question.options,
+            asked_at: question.asked_at,
+          }
+        : null,
+      approvals: run.state === 'waiting_approval' ? this.options.approvals.pendingForRun(run.id) : [],
+      model: run.model,
+    };
+  }
+
+  /** The session's earlier chat as alternating user/assistant text, most recent last, within a budget. */
+  private history(sessionId: string): Message[] {
+    const all = this.sessions.messages(sessionId);
+    const recent = all
+      .filter((message) => message.role === 'user' || message.role === 'assistant')
+      .slice(-HISTORY_MESSAGES);
+    const messages: Message[] = [];
+    let chars = 0;
+    for (const message of recent.reverse()) {
+      const text = textOf(message.content);
+      if (text === '' || chars + text.length > HISTORY_CHARS) break;
+      chars += text.length;
+      messages.unshift(
+        message.role === 'user'
+          ? { role: 'user', content: [{ type: 'text', text }] }
+          : { role: 'assistant', content: [{ type: 'text', text }] },
+      );
+    }
+    // The APIs want user first and strict alternation; merge neighbours of one role.
+    const merged: Message[] = [];
+    for (const message of messages) {
+      const last = merged[merged.length - 1];
+      if (last && last.role === message.role) {
+        (last.content as { type: 'text'; text: string }[]).push(
+          ...(message.content as { type: 'text'; text: string }[]),
+        );
+      } else {
+        merged.push(message);
+      }
+    }
+    while (merged[0]?.role === 'assistant') merged.shift();
+    // The new goal is a user message: the history must end with the assistant.
+    if (merged[merged.length - 1]?.role === 'user') {
+      merged.push({ role: 'assistant', content: [{ type: 'text', text: '(no answer was recorded)' }] });
+    }
+    return merged;
+  }
+
+  private recordSessionMessage(run: RunRecord, role: 'user' | 'assistant', content: Record<string, unknown>): void {
+    if (run.sessionId === null) return;
+    try {
+      this.sessions.appendMessage(run.sessionId, role, content);
+      this.options.events.append('session.changed', { session_id: run.sessionId, change: 'message' });
+    } catch (error) {
+      // The session was deleted while the run went on: the run keeps its own record.
+      if ((error as AppError).code !== 'NOT_FOUND') throw error;
+    }
+  }
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (typeof content === 'object' && content !== null && typeof (content as { text?: unknown }).text === 'string') {
+    return (content as { text: string }).text;
+  }
+  return '';
+}
+
+function titleFor(goal: string): string {
+  const line = goal.split('\n')[0]?.trim() ?? goal;
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as Partial<T>;
+}
+
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

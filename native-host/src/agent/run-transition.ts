@@ -1,0 +1,31 @@
+import type { EventData, EventType } from '@nextai/shared';
+
+import type { RunState, RunStore } from './run-store.js';
+
+export interface RunEvents {
+  append<T extends EventType>(type: T, data: EventData<T>): unknown;
+}
+
+/**
+ * Moves a run to `to` and announces it with a `run.state` event; no event when it is there
+ * already. Everything that changes a run's state goes through here, so the event log and the
+ * runs table never disagree.
+ */
+export function transitionRun(
+  runs: RunStore,
+  events: RunEvents,
+  runId: string,
+  to: RunState,
+  extra: { reason?: string | undefined; error?: { code: string; message: string } | undefined } = {},
+): void {
+  const previous = runs.get(runId).state;
+  if (previous === to) return;
+  runs.transition(runId, to, extra.error);
+  events.append('run.state', {
+    run_id: runId,
+    state: to,
+    previous,
+    ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
+    ...(extra.error ? { error_code: extra.error.code } : {}),
+  });
+}
