@@ -55,8 +55,16 @@ const OPENAI_PATH = '/v1/chat/completions';
 type Format = RecordedRequest['format'];
 type ToolCall = { id: string; name: string; arguments: string; input: unknown };
 
-export async function startFakeModelServer(script: ScriptedTurn[] = []): Promise<FakeModelServer> {
-  const turns = [...script];
+/**
+ * Answers from a function of the request instead of a list, for tests where the number of model
+ * calls is not known in advance (a daemon killed and restarted redoes an interrupted call): the
+ * "model" decides from what it was sent, as a real one does.
+ */
+export type Responder = (request: RecordedRequest) => ScriptedTurn;
+
+export async function startFakeModelServer(script: ScriptedTurn[] | Responder = []): Promise<FakeModelServer> {
+  const responder = typeof script === 'function' ? script : undefined;
+  const turns = typeof script === 'function' ? [] : [...script];
   const requests: RecordedRequest[] = [];
   const waiters: { count: number; resolve: (requests: RecordedRequest[]) => void }[] = [];
   let served = 0;
@@ -100,8 +108,15 @@ export async function startFakeModelServer(script: ScriptedTurn[] = []): Promise
         sendError(res, format, 400, 'fake model server: the request body is not JSON');
         return;
       }
-      record({ format, path, headers: flattenHeaders(req.headers), body });
-      const turn = turns.shift();
+      const recorded: RecordedRequest = { format, path, headers: flattenHeaders(req.headers), body };
+      record(recorded);
+      let turn: ScriptedTurn | undefined;
+      try {
+        turn = responder ? responder(recorded) : turns.shift();
+      } catch (error) {
+        sendError(res, format, 500, `fake model server: the responder threw: ${(error as Error).message}`);
+        return;
+      }
       served += 1;
       respond(res, format, turn, body as RequestBody, raw.length, served);
     });
