@@ -107,6 +107,12 @@ export class RunLoop {
   private readonly options: LoopOptions;
   /** Aborted to stop or shut down: ends the model call and the tool call in progress. */
   private readonly runAbort = new AbortController();
+  /**
+   * Aborted only to stop the run: tool calls get this one. At a shutdown a call is abandoned
+   * rather than cancelled, so its approval request stays pending for the next start and an
+   * action cut short is "outcome unknown" then, not a failure recorded now.
+   */
+  private readonly stopAbort = new AbortController();
   /** Aborted to restart the current model call (a steer arrived) or to pause. */
   private turnAbort = new AbortController();
   private interrupt: Interrupt | undefined;
@@ -141,6 +147,7 @@ export class RunLoop {
   stop(reason?: string): void {
     if (reason !== undefined) this.stopReason = reason;
     this.interrupt = 'stop';
+    this.stopAbort.abort(new Interrupted('stop'));
     this.runAbort.abort(new Interrupted('stop'));
   }
 
@@ -655,11 +662,31 @@ export class RunLoop {
   }
 
   private callTool(call: ToolUseBlock, input: Record<string, unknown>): Promise<ToolResult> {
-    const run = this.run;
-    return this.services.callTool(
-      { name: call.name, input, call_id: call.id },
-      { source: 'run', project: run.project, runId: this.runId, cancel: this.runAbort.signal },
-    );
+    return this.callChokepoint({ name: call.name, input, call_id: call.id });
+  }
+
+  /** A tool call through the policy; at a shutdown the loop stops waiting for it (see stopAbort). */
+  private async callChokepoint(request: ToolCallRequest): Promise<ToolResult> {
+    const call = this.services.callTool(request, {
+      source: 'run',
+      project: this.run.project,
+      runId: this.runId,
+      cancel: this.stopAbort.signal,
+    });
+    const shutdown = this.runAbort.signal;
+    if (shutdown.aborted && this.interrupt === 'shutdown') throw new Interrupted('shutdown');
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        if (this.interrupt === 'shutdown') reject(new Interrupted('shutdown'));
+      };
+      shutdown.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([call, abandoned]);
+    } finally {
+      if (onAbort) shutdown.removeEventListener('abort', onAbort);
+    }
   }
 
   /** The step record keeps images as blob references: a run of 500 screenshots must not fill the database. */
@@ -676,10 +703,7 @@ export class RunLoop {
   private async observe(pending: PendingTurn): Promise<void> {
     const step = this.beginStep({ kind: 'observe', tool: 'screenshot' });
     this.emit('run.step', { run_id: this.runId, step, kind: 'observe', phase: 'started', tool: 'screenshot' });
-    const result = await this.services.callTool(
-      { name: 'screenshot', input: {} },
-      { source: 'run', project: this.run.project, runId: this.runId, cancel: this.runAbort.signal },
-    );
+    const result = await this.callChokepoint({ name: 'screenshot', input: {} });
     this.services.runs.recordResult(this.runId, step, this.storable(result));
     const blocks = observationBlocks(result, this.services.readBlob);
     this.emit('run.step', {
