@@ -415,6 +415,29 @@ describe('RunManager: the loop', () => {
   });
 });
 
+describe('RunManager: the emergency stop', () => {
+  it('pauses every run; none starts or resumes until the stop is lifted', async () => {
+    let emergency = { active: false, reason: 'panic button' };
+    const { manager, provider } = harness(
+      [{ hang: true }, { text: 'after the reset' }],
+      {},
+      { emergency: () => emergency },
+    );
+    const id = manager.start({ goal: 'long task' }, 'test').id;
+    await provider.waitForRequests(1);
+    emergency = { active: true, reason: 'panic button' };
+    manager.pauseAll('emergency stop');
+    await until(manager, id, ['paused']);
+    expect(() => manager.resume(id)).toThrow(/emergency stop is on \(panic button\)/);
+    expect(() => manager.start({ goal: 'another' }, 'test')).toThrow(
+      expect.objectContaining({ code: 'EMERGENCY_STOPPED' }),
+    );
+    emergency = { active: false, reason: '' };
+    manager.resume(id);
+    expect((await until(manager, id, ['finished'])).result).toBe('after the reset');
+  });
+});
+
 describe('RunManager: observing and context', () => {
   it('looks at the screen after UI actions; an unchanged screen is a sentence, not the same image again', async () => {
     let shots = 0;

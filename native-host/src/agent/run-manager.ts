@@ -42,6 +42,8 @@ export interface RunManagerOptions {
   readBlob: ReadBlob;
   putBlob(data: Buffer, mimeType: string): string;
   systemPrompt(run: RunRecord): string;
+  /** The emergency stop's latched state: while it is on, no run starts or resumes. */
+  emergency?: () => { active: boolean; reason?: string | undefined };
   log: Logger;
   loopOptions?: Partial<LoopOptions>;
   clock?: () => Date;
@@ -95,6 +97,7 @@ export class RunManager {
   ): RunView {
     const goal = input.goal.trim();
     if (goal === '') throw new AppError('INVALID_ARGUMENT', 'A run needs a goal: say what the agent should do.');
+    this.refuseDuringEmergency('started');
     let session: SessionRecord | undefined =
       input.sessionId === undefined ? undefined : this.sessions.get(input.sessionId);
     const project = this.options.projectId(input.project ?? session?.project);
@@ -166,6 +169,7 @@ export class RunManager {
   resume(id: string): RunView {
     const run = this.unfinished(id, 'resumed');
     if (this.loops.has(id)) return this.toView(run);
+    this.refuseDuringEmergency('resumed');
     if (run.state === 'paused') transitionRun(this.runs, this.options.events, id, 'running', { reason: 'resumed' });
     this.launch(id);
     return this.view(id);
@@ -219,6 +223,11 @@ export class RunManager {
   /** After a restart: every run that had not ended carries on from its last checkpoint (paused ones wait). */
   resumeUnfinished(): string[] {
     const resumed: string[] = [];
+    if (this.options.emergency?.().active) {
+      // They wait for the person: `nextai runs resume <id>` after the stop is reset.
+      this.options.log.info('the emergency stop is on: unfinished runs are not resumed');
+      return resumed;
+    }
     for (const run of this.runs.unfinishedRuns()) {
       if (run.state === 'paused' || this.loops.has(run.id)) continue;
       this.launch(run.id);
@@ -322,6 +331,17 @@ export class RunManager {
       if (this.loops.get(id) === loop) this.loops.delete(id);
     });
     loop.start();
+  }
+
+  private refuseDuringEmergency(verb: string): void {
+    const emergency = this.options.emergency?.();
+    if (emergency?.active) {
+      throw new AppError(
+        'EMERGENCY_STOPPED',
+        `The emergency stop is on (${emergency.reason ?? 'no reason given'}), so no run can be ${verb}. ` +
+          'Lift it with `nextai stop --reset` (or the reset button in the side panel) first.',
+      );
+    }
   }
 
   private unfinished(id: string, verb: string): RunRecord {

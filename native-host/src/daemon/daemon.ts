@@ -147,6 +147,8 @@ export class Daemon {
       readBlob: (reference) => blobs.get(reference),
       putBlob: (data, mimeType) => blobs.put(data, mimeType),
       systemPrompt: (run) => buildSystemPrompt({ platform, project: run.project, now: new Date(), homeDir }),
+      // Set just below; read only when a run starts or resumes.
+      emergency: () => this.emergency.state(),
       log: log.child('runs'),
       ...(options.loopOptions ? { loopOptions: options.loopOptions } : {}),
     });
