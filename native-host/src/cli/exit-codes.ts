@@ -9,4 +9,8 @@ export const EXIT = {
   DAEMON_UNAVAILABLE: 3,
   /** `nextai daemon`: another daemon already owns this data directory. */
   ALREADY_RUNNING: 4,
+  /** `nextai run`: the run was stopped (`nextai runs stop`, an emergency stop) before it finished. */
+  STOPPED: 5,
+  /** `nextai run`: Ctrl-C detached from the run, which goes on in the daemon (128 + SIGINT, as shells do). */
+  INTERRUPTED: 130,
 } as const;
