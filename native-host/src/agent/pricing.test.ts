@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+
+import { costOf, isLocalEndpoint, priceOf } from './pricing.js';
+
+describe('model prices', () => {
+  it('finds a model by its family, dated snapshots and OpenRouter names included', () => {
+    expect(priceOf('claude-sonnet-4-5')).toEqual({ inputPerMillion: 3, outputPerMillion: 15 });
+    expect(priceOf('claude-sonnet-4-5-20250929')).toEqual({ inputPerMillion: 3, outputPerMillion: 15 });
+    expect(priceOf('anthropic/claude-haiku-4-5')).toEqual({ inputPerMillion: 1, outputPerMillion: 5 });
+    // The longest known prefix wins: gpt-4.1-mini is not priced as gpt-4.1.
+    expect(priceOf('gpt-4.1-mini')?.inputPerMillion).toBe(0.4);
+    expect(priceOf('gpt-4.1')?.inputPerMillion).toBe(2);
+  });
+
+  it('an unknown model is free on this machine and unknown elsewhere', () => {
+    expect(priceOf('llama3.1:8b', { local: true })).toEqual({ inputPerMillion: 0, outputPerMillion: 0 });
+    expect(priceOf('llama3.1:8b')).toBeUndefined();
+    expect(priceOf('gpt-4.1', { local: true })?.inputPerMillion).toBe(2);
+  });
+
+  it('computes the cost of a call and recognises loopback endpoints', () => {
+    expect(
+      costOf({ inputTokens: 1_000_000, outputTokens: 100_000 }, { inputPerMillion: 3, outputPerMillion: 15 }),
+    ).toBeCloseTo(4.5);
+    expect(isLocalEndpoint('http://127.0.0.1:11434/v1')).toBe(true);
+    expect(isLocalEndpoint('http://localhost:1234/v1')).toBe(true);
+    expect(isLocalEndpoint('https://api.openai.com/v1')).toBe(false);
+    expect(isLocalEndpoint('not a url')).toBe(false);
+  });
+});
