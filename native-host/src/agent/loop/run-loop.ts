@@ -813,7 +813,8 @@ function sortResults(pending: PendingTurn): void {
 
 /** One line for progress displays. */
 function summarise(result: ToolResult): string {
-  if (!result.ok) return `${result.error.code}: ${result.error.message}`.slice(0, 200);
+  // The error code travels in its own field.
+  if (!result.ok) return result.error.message.slice(0, 200);
   const output = result.output;
   if (typeof output !== 'object' || output === null) return String(output).slice(0, 200);
   const shown = Object.entries(output as Record<string, unknown>)
