@@ -81,6 +81,17 @@ describe('toAnthropicBody', () => {
 });
 
 describe('toOpenAiBody', () => {
+  it('names the output limit max_completion_tokens for OpenAI reasoning models only', () => {
+    for (const model of ['o3', 'o4-mini', 'gpt-5', 'openai/o1-preview', 'gpt-5-mini']) {
+      const body = toOpenAiBody({ ...request, model });
+      expect(body, model).toMatchObject({ max_completion_tokens: 100 });
+      expect(body, model).not.toHaveProperty('max_tokens');
+    }
+    for (const model of ['gpt-4.1', 'deepseek-chat', 'qwen2.5:7b', 'llama-3.1-o3x']) {
+      expect(toOpenAiBody({ ...request, model }), model).toMatchObject({ max_tokens: 100 });
+    }
+  });
+
   it('sends tool results as tool messages and their images in a user message after them', () => {
     expect(toOpenAiBody(request)).toEqual({
       model: 'm',

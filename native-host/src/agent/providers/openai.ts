@@ -86,13 +86,19 @@ export function toOpenAiMessages(request: ModelRequest): ChatMessage[] {
   return messages;
 }
 
+/** OpenAI's reasoning models, also behind OpenRouter-style "openai/…" names. */
+export function usesMaxCompletionTokens(model: string): boolean {
+  return /^(?:openai\/)?(?:o\d|gpt-5)/iu.test(model);
+}
+
 export function toOpenAiBody(request: ModelRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: toOpenAiMessages(request),
-    // `max_tokens` rather than `max_completion_tokens`: the compatible servers (DeepSeek, Ollama,
-    // vLLM, LM Studio) know only the older name.
-    max_tokens: request.maxTokens,
+    // `max_tokens` for the compatible servers (DeepSeek, Ollama, vLLM, LM Studio), which know only
+    // the older name; OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) refuse it and take
+    // `max_completion_tokens`.
+    [usesMaxCompletionTokens(request.model) ? 'max_completion_tokens' : 'max_tokens']: request.maxTokens,
     stream: true,
     stream_options: { include_usage: true },
   };
