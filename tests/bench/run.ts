@@ -14,6 +14,7 @@ import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
 import { benchInput } from './desktop-input.js';
+import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
 import { benchDecision, benchEmergencyStop } from './safety.js';
 import { formatRow, summarize } from './stats.js';
@@ -34,7 +35,7 @@ interface BackgroundGlobals {
 }
 
 /** `npm run bench -- desktop safety` runs only the sections named; all of them by default. */
-const SECTIONS = ['messaging', 'safety', 'desktop'] as const;
+const SECTIONS = ['messaging', 'safety', 'desktop', 'loop'] as const;
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name))
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${desktop.join('\n')}\n`);
   }
+  if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
 }
 
 async function benchMessaging(): Promise<void> {

@@ -344,7 +344,10 @@ export class RunStore {
     const time = this.now();
     const write = this.db.transaction(() => {
       this.get(runId);
-      const latest = this.latestCheckpoint(runId);
+      // Only the step is compared: the saved state (the whole conversation) is not parsed again.
+      const latest = this.db
+        .prepare('SELECT step FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1')
+        .get(runId) as { step: number } | undefined;
       if (latest && latest.step > step) {
         throw new AppError(
           'INVALID_ARGUMENT',
