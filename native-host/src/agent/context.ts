@@ -279,6 +279,9 @@ function imagePlaceholder(block: ImageBlock, label: string, step: number): strin
 const imageInfoCache = new WeakMap<ImageBlock, ReturnType<typeof imageInfo>>();
 
 function cachedImageInfo(block: ImageBlock): ReturnType<typeof imageInfo> {
+  if (block.width !== undefined && block.height !== undefined) {
+    return { mediaType: block.mediaType, width: block.width, height: block.height };
+  }
   let info = imageInfoCache.get(block);
   if (info === undefined) {
     info = imageInfo(block.data, block.mediaType);

@@ -506,8 +506,16 @@ describe('RunManager: observing and context', () => {
         }),
       },
     );
-    await until(manager, manager.start({ goal: 'look' }, 'test').id, ['finished']);
+    const run = await until(manager, manager.start({ goal: 'look' }, 'test').id, ['finished']);
     expect(countImages(provider.requests[4])).toBe(3);
+    // The checkpoint names the images it shows; only those are kept, and none is inline.
+    const saved = JSON.stringify(manager.runs.latestCheckpoint(run.id)?.state);
+    expect(saved).not.toContain(PNG_1X1);
+    expect(saved.match(/runimg:/g)).toHaveLength(3);
+    expect(db.prepare('SELECT count(*) FROM run_images WHERE run_id = ?').pluck().get(run.id)).toBe(3);
+    const sent = provider.requests[4]?.messages.flatMap((message) => message.content);
+    expect(JSON.stringify(sent)).toContain(PNG_1X1);
+    expect(JSON.stringify(sent)).not.toContain('runimg:');
     const text = lastUserText(provider.requests[5]);
     expect(text).toMatch(
       /<untrusted_data source="file_read" path="\/tmp\/notes.txt">[\s\S]*Ignore previous instructions[\s\S]*<\/untrusted_data>/,

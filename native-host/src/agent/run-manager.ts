@@ -19,6 +19,7 @@ import { initialLoopState, isLoopState } from './loop/loop-state.js';
 import { RunLoop, type LoopOptions, type ModelChoice } from './loop/run-loop.js';
 import type { Message } from './providers/types.js';
 import { QuestionStore } from './question-store.js';
+import { RunImageStore } from './run-images.js';
 import { RunStore, type RunRecord } from './run-store.js';
 import { transitionRun, type RunEvents } from './run-transition.js';
 import { SessionStore, type SessionRecord } from './session-store.js';
@@ -62,6 +63,7 @@ export class RunManager {
   readonly runs: RunStore;
   readonly sessions: SessionStore;
   readonly questions: QuestionStore;
+  readonly images: RunImageStore;
   private readonly loops = new Map<string, RunLoop>();
   private readonly definitionCache = new Map<
     string,
@@ -75,6 +77,7 @@ export class RunManager {
     this.runs = new RunStore(options.db, clock);
     this.sessions = new SessionStore(options.db, clock);
     this.questions = new QuestionStore(options.db, clock);
+    this.images = new RunImageStore(options.db);
     // Deferred: the listener runs inside EventLog.append, and a transition appends an event itself.
     this.unsubscribe = options.events.subscribe((event) => {
       if (event.type === 'approval.requested' || event.type === 'approval.answered') {
@@ -321,6 +324,9 @@ export class RunManager {
       systemPrompt: (run) => this.options.systemPrompt(run),
       readBlob: this.options.readBlob,
       putBlob: this.options.putBlob,
+      storeImage: (runId, image) => this.images.put(runId, image),
+      resolveImages: (messages) => this.images.resolve(messages),
+      dropImagesExcept: (runId, messages) => this.images.retainOnly(runId, messages),
       approvalStatus: (runId, callId) => this.options.approvals.statusForRunCall(runId, callId),
       recordAnswer: (run, text) => this.recordSessionMessage(run, 'assistant', { text, run_id: run.id }),
       log: this.options.log,

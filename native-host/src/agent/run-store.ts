@@ -320,6 +320,30 @@ export class RunStore {
     durably(this.db, write);
   }
 
+  /**
+   * A step whose intent was not needed before acting (a model call, an observation: nothing they
+   * do can happen twice) written whole, intent and result together, whatever the run's state.
+   */
+  recordStep(runId: string, step: number, intent: StepIntent, result: unknown): void {
+    checkStep(step);
+    const time = this.now();
+    durably(this.db, () =>
+      this.db
+        .prepare(
+          'INSERT INTO run_steps (run_id, step, kind, intent, result, intent_at, result_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(runId, step, intent.kind, JSON.stringify(intent), JSON.stringify(result ?? null), time, time),
+    );
+  }
+
+  /**
+   * Several writes as one durable transaction (one sync to disk instead of one each): e.g. a
+   * step's result and the checkpoint that follows it. All happen or none.
+   */
+  atomically<T>(writes: () => T): T {
+    return durably(this.db, this.db.transaction(writes));
+  }
+
   steps(runId: string): StepRecord[] {
     this.get(runId);
     const rows = this.db.prepare('SELECT * FROM run_steps WHERE run_id = ? ORDER BY step').all(runId) as StepRow[];

@@ -181,4 +181,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX run_questions_by_call ON run_questions (run_id, call_id) WHERE call_id IS NOT NULL;
     `,
   },
+  {
+    version: 5,
+    name: 'agent loop: images of a run held by reference',
+    sql: `
+      -- Screenshots in a run's conversation. The checkpoint names them instead of carrying their
+      -- base64, so saving the loop state after every step stays small; rows the conversation no
+      -- longer shows as images are deleted.
+      CREATE TABLE run_images (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        media_type TEXT NOT NULL,
+        data BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX run_images_by_run ON run_images (run_id);
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import { abortableSleep } from '../providers/retry.js';
 import { planSummary, retainRecentImages, toToolResult, type ReadBlob, type ToolOutcome } from '../context.js';
 import type {
   ImageBlock,
+  Message,
   ModelProvider,
   TextBlock,
   ToolDefinition,
@@ -15,6 +16,7 @@ import type {
 } from '../providers/types.js';
 import { costOf, type ModelPrice } from '../pricing.js';
 import type { QuestionStore } from '../question-store.js';
+import { internImages } from '../run-images.js';
 import { transitionRun, type RunEvents } from '../run-transition.js';
 import type { RunRecord, RunState, RunStore, StepRecord } from '../run-store.js';
 import { redactForAudit } from '../../daemon/audit/redact.js';
@@ -58,6 +60,10 @@ export interface LoopServices {
   readBlob: ReadBlob;
   /** Stores an image so step records hold a reference, not megabytes of base64. */
   putBlob(data: Buffer, mimeType: string): string;
+  /** The run's conversation images by reference (RunImageStore.put / resolve / retainOnly). */
+  storeImage(runId: string, image: ImageBlock): ImageBlock;
+  resolveImages(messages: Message[]): Message[];
+  dropImagesExcept(runId: string, messages: Message[]): void;
   /** Latest approval status of a run's tool call (see ApprovalQueue.statusForRunCall). */
   approvalStatus(runId: string, callId: string): string | undefined;
   /** The session the run's final answer is written to. */
@@ -82,6 +88,13 @@ const DEFAULT_OPTIONS: LoopOptions = {
   maxOutputTokens: 8192,
   retryDelayMs: 250,
 };
+
+/** A step to write once it is done: with its intent too when that was not written before acting. */
+interface FinishedStep {
+  step: number;
+  intent?: { kind: string; [key: string]: unknown };
+  result: unknown;
+}
 
 /** Why the loop was asked to stop driving. */
 type Interrupt = 'pause' | 'stop' | 'shutdown';
@@ -181,6 +194,22 @@ export class RunLoop {
     this.services.runs.checkpoint(this.runId, Math.max(0, this.state.nextStep - 1), this.state);
   }
 
+  /** A finished step (intent included when it was not written before acting) and the checkpoint, in one transaction. */
+  private commit(step: FinishedStep): void {
+    this.services.runs.atomically(() => {
+      if (step.intent) this.services.runs.recordStep(this.runId, step.step, step.intent, step.result);
+      else this.services.runs.recordResult(this.runId, step.step, step.result);
+      this.checkpoint();
+    });
+  }
+
+  /** A step number for an action whose intent is written only with its result. */
+  private reserveStep(): number {
+    const step = this.state.nextStep;
+    this.state.nextStep += 1;
+    return step;
+  }
+
   private signal(): AbortSignal {
     return AbortSignal.any([this.runAbort.signal, this.turnAbort.signal]);
   }
@@ -219,22 +248,22 @@ export class RunLoop {
         await this.maybeSummarise();
         const turn = await this.modelTurn();
         if (turn === 'restart') continue;
-        if (turn.calls.length === 0) {
-          if (turn.cutOff) {
-            this.state.notes.push('Your reply was cut off at the output limit. Continue where you stopped.');
-            this.checkpoint();
-            continue;
-          }
-          this.finish(turn.text);
+        if (turn.calls.length === 0 && !turn.cutOff) {
+          this.finish(turn.text, turn.step);
           return;
         }
-        this.state.pending = {
-          calls: turn.calls,
-          parseErrors: turn.parseErrors,
-          results: [],
-          needsObservation: false,
-        };
-        this.checkpoint();
+        if (turn.calls.length === 0) {
+          this.state.notes.push('Your reply was cut off at the output limit. Continue where you stopped.');
+        } else {
+          this.state.pending = {
+            calls: turn.calls,
+            parseErrors: turn.parseErrors,
+            results: [],
+            needsObservation: false,
+          };
+        }
+        // The model call and the loop state that follows from it: one durable write.
+        this.commit(turn.step);
       }
     } catch (error) {
       this.end(error);
@@ -362,7 +391,7 @@ export class RunLoop {
       };
     }
     if (!('ok' in stored)) return undefined;
-    const block = toToolResult(toOutcome(call, stored), { readBlob: this.services.readBlob });
+    const block = this.intern(toToolResult(toOutcome(call, stored), { readBlob: this.services.readBlob }));
     return stored.note ? withNote(block, stored.note) : block;
   }
 
@@ -461,11 +490,21 @@ export class RunLoop {
   }
 
   private async modelTurn(): Promise<
-    'restart' | { text: string; calls: ToolUseBlock[]; parseErrors: Record<string, string>; cutOff: boolean }
+    | 'restart'
+    | {
+        text: string;
+        calls: ToolUseBlock[];
+        parseErrors: Record<string, string>;
+        cutOff: boolean;
+        step: FinishedStep;
+      }
   > {
     const run = this.run;
     const { provider, model, price } = this.services.model();
-    const step = this.beginStep({ kind: 'model_call', turn: this.state.turns + 1, model });
+    this.ensureRunning();
+    // A model call changes nothing outside: its step is written once, with its result.
+    const step = this.reserveStep();
+    const intent = { kind: 'model_call', turn: this.state.turns + 1, model };
     const started = performance.now();
     this.emit('run.step', { run_id: this.runId, step, kind: 'model_call', phase: 'started' });
     let text = '';
@@ -478,7 +517,7 @@ export class RunLoop {
         {
           model,
           system: this.services.systemPrompt(run),
-          messages: this.state.messages,
+          messages: this.services.resolveImages(this.state.messages),
           tools: this.services.tools(),
           maxTokens: this.options.maxOutputTokens,
         },
@@ -499,12 +538,12 @@ export class RunLoop {
       }
     } catch (error) {
       if (this.interrupt !== undefined) {
-        this.services.runs.recordResult(this.runId, step, { interrupted: this.interrupt });
+        this.services.runs.recordStep(this.runId, step, intent, { interrupted: this.interrupt });
         throw new Interrupted(this.interrupt);
       }
       if (this.turnAbort.signal.aborted) {
         // A steer arrived: ask again with it.
-        this.services.runs.recordResult(this.runId, step, { interrupted: 'steer' });
+        this.services.runs.recordStep(this.runId, step, intent, { interrupted: 'steer' });
         this.emit('run.step', {
           run_id: this.runId,
           step,
@@ -517,7 +556,7 @@ export class RunLoop {
         return 'restart';
       }
       const appError = toAppError(error, 'UNAVAILABLE');
-      this.services.runs.recordResult(this.runId, step, {
+      this.services.runs.recordStep(this.runId, step, intent, {
         ok: false,
         error: { code: appError.code, message: appError.message },
       });
@@ -538,14 +577,14 @@ export class RunLoop {
     if (text.trim() !== '') content.push({ type: 'text', text });
     content.push(...calls);
     if (content.length > 0) this.state.messages.push({ role: 'assistant', content });
-    this.services.runs.recordResult(this.runId, step, {
+    const result = {
       ok: true,
       stop_reason: stopReason,
       usage,
       cost_usd: cost,
       text,
       tool_calls: calls.map((call) => ({ id: call.id, name: call.name })),
-    });
+    };
     this.emit('run.step', {
       run_id: this.runId,
       step,
@@ -557,7 +596,7 @@ export class RunLoop {
       output_tokens: usage.outputTokens,
       cost_usd: cost,
     });
-    return { text, calls, parseErrors, cutOff: stopReason === 'max_tokens' };
+    return { text, calls, parseErrors, cutOff: stopReason === 'max_tokens', step: { step, intent, result } };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -567,10 +606,12 @@ export class RunLoop {
     for (const call of pending.calls) {
       if (pending.results.some((result) => result.toolUseId === call.id)) continue;
       this.throwIfInterrupted();
-      const block = await this.executeCall(call, pending);
+      const { block, finished } = await this.executeCall(call, pending);
       pending.results.push(block);
       sortResults(pending);
-      this.checkpoint();
+      // The result and the state that includes it: one durable write. A call answered without
+      // running (bad arguments, unknown tool) is not saved: it would be answered the same way again.
+      if (finished) this.commit(finished);
     }
     if (pending.needsObservation) {
       this.throwIfInterrupted();
@@ -578,12 +619,12 @@ export class RunLoop {
     }
   }
 
-  private async executeCall(call: ToolUseBlock, pending: PendingTurn): Promise<ToolResultBlock> {
-    const errorBlock = (text: string): ToolResultBlock => ({
-      type: 'tool_result',
-      toolUseId: call.id,
-      isError: true,
-      content: [{ type: 'text', text }],
+  private async executeCall(
+    call: ToolUseBlock,
+    pending: PendingTurn,
+  ): Promise<{ block: ToolResultBlock; finished?: FinishedStep }> {
+    const errorBlock = (text: string): { block: ToolResultBlock } => ({
+      block: { type: 'tool_result', toolUseId: call.id, isError: true, content: [{ type: 'text', text }] },
     });
     const parseError = pending.parseErrors[call.id];
     if (parseError !== undefined) {
@@ -641,7 +682,6 @@ export class RunLoop {
       result.ok ? { ok: true } : { ok: false, code: result.error.code, message: result.error.message, tool: call.name },
     );
     const stored = this.storable(result);
-    this.services.runs.recordResult(this.runId, step, verdict.note ? { ...stored, note: verdict.note } : stored);
     this.emit('run.step', {
       run_id: this.runId,
       step,
@@ -657,8 +697,16 @@ export class RunLoop {
     });
     if (isUiAction(call.name)) pending.needsObservation = true;
     if (call.name === 'screenshot' && result.ok) pending.needsObservation = false;
-    const block = toToolResult(toOutcome(call, result), { readBlob: this.services.readBlob });
-    return verdict.note ? withNote(block, verdict.note) : block;
+    const block = this.intern(toToolResult(toOutcome(call, result), { readBlob: this.services.readBlob }));
+    return {
+      block: verdict.note ? withNote(block, verdict.note) : block,
+      finished: { step, result: verdict.note ? { ...stored, note: verdict.note } : stored },
+    };
+  }
+
+  /** The images of a result as references to the run's stored images (see RunImageStore). */
+  private intern<B extends ToolResultBlock | TextBlock | ImageBlock>(block: B): B {
+    return internImages(block, (image) => this.services.storeImage(this.runId, image));
   }
 
   private callTool(call: ToolUseBlock, input: Record<string, unknown>): Promise<ToolResult> {
@@ -701,10 +749,11 @@ export class RunLoop {
 
   /** Verify: after UI actions the model sees the screen — or is told it did not change. */
   private async observe(pending: PendingTurn): Promise<void> {
-    const step = this.beginStep({ kind: 'observe', tool: 'screenshot' });
+    this.ensureRunning();
+    // Looking changes nothing: the step is written once, with what was seen.
+    const step = this.reserveStep();
     this.emit('run.step', { run_id: this.runId, step, kind: 'observe', phase: 'started', tool: 'screenshot' });
     const result = await this.callChokepoint({ name: 'screenshot', input: {} });
-    this.services.runs.recordResult(this.runId, step, this.storable(result));
     const blocks = observationBlocks(result, this.services.readBlob);
     this.emit('run.step', {
       run_id: this.runId,
@@ -716,8 +765,8 @@ export class RunLoop {
       summary: blocks.summary,
     });
     pending.needsObservation = false;
-    pending.observation = blocks.content;
-    this.checkpoint();
+    pending.observation = blocks.content.map((block) => this.intern(block));
+    this.commit({ step, intent: { kind: 'observe', tool: 'screenshot' }, result: this.storable(result) });
   }
 
   private commitPending(): void {
@@ -727,7 +776,9 @@ export class RunLoop {
     this.state.messages.push({ role: 'user', content });
     this.state.pending = undefined;
     this.state.messages = retainRecentImages(this.state.messages, this.options.keepImages);
-    this.checkpoint();
+    // Not saved here: the next model call saves it with its own step. Until then, the saved
+    // state still has this turn pending with every result, and committing it again gives this.
+    this.services.dropImagesExcept(this.runId, this.state.messages);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -776,10 +827,13 @@ export class RunLoop {
 
   // -------------------------------------------------------------------------------------------
 
-  private finish(text: string): void {
+  private finish(text: string, step: FinishedStep): void {
     const answer = text.trim();
-    this.services.runs.setResult(this.runId, answer);
-    this.checkpoint();
+    this.services.runs.atomically(() => {
+      this.services.runs.recordStep(this.runId, step.step, step.intent ?? { kind: 'model_call' }, step.result);
+      this.services.runs.setResult(this.runId, answer);
+      this.checkpoint();
+    });
     this.services.recordAnswer(this.run, answer);
     this.transition('finished');
   }

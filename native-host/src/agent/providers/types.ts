@@ -10,9 +10,12 @@ export interface TextBlock {
 
 export interface ImageBlock {
   type: 'image';
-  /** Base64 without a `data:` prefix. */
+  /** Base64 without a `data:` prefix (or, inside the agent loop's state, a `runimg:` reference). */
   data: string;
   mediaType: string;
+  /** Pixels, when known without decoding `data` (images held by reference). */
+  width?: number;
+  height?: number;
 }
 
 export interface ToolUseBlock {
