@@ -513,7 +513,7 @@ describe('RunManager: observing and context', () => {
     expect(saved).not.toContain(PNG_1X1);
     expect(saved.match(/runimg:/g)).toHaveLength(3);
     expect(db.prepare('SELECT count(*) FROM run_images WHERE run_id = ?').pluck().get(run.id)).toBe(3);
-    const sent = provider.requests[4]?.messages.flatMap((message) => message.content);
+    const sent = provider.requests[4]?.messages;
     expect(JSON.stringify(sent)).toContain(PNG_1X1);
     expect(JSON.stringify(sent)).not.toContain('runimg:');
     const text = lastUserText(provider.requests[5]);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { AppError } from '@nextai/shared';
 
+import type { Statement } from 'better-sqlite3';
+
 import type { Db } from '../daemon/database.js';
 
 export type RunState =
@@ -149,15 +151,27 @@ export class RunStore {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** Statements compiled once per store: the loop runs several of them at every step. */
+  private readonly statements = new Map<string, Statement>();
+
   private now(): string {
     return this.clock().toISOString();
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   create(run: NewRun): RunRecord {
     const goal = run.goal.trim();
     if (goal === '') throw new AppError('INVALID_ARGUMENT', 'A run needs a goal: say what the agent should do.');
     const sessionId = run.sessionId ?? null;
-    if (sessionId !== null && !this.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) {
+    if (sessionId !== null && !this.statement('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) {
       throw new AppError(
         'NOT_FOUND',
         `There is no session ${sessionId} to start the run in. Create the session first.`,
@@ -168,17 +182,15 @@ export class RunStore {
     }
     const id = randomUUID();
     const time = this.now();
-    this.db
-      .prepare(
-        `INSERT INTO runs (id, session_id, goal, project, state, limits, created_at, updated_at)
+    this.statement(
+      `INSERT INTO runs (id, session_id, goal, project, state, limits, created_at, updated_at)
          VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)`,
-      )
-      .run(id, sessionId, goal, run.project, JSON.stringify(run.limits ?? {}), time, time);
+    ).run(id, sessionId, goal, run.project, JSON.stringify(run.limits ?? {}), time, time);
     return this.get(id);
   }
 
   get(id: string): RunRecord {
-    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    const row = this.statement('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
     if (!row) {
       throw new AppError('NOT_FOUND', `There is no run ${id}. List the runs to see which ids exist.`, {
         details: { runId: id },
@@ -200,12 +212,10 @@ export class RunStore {
       params.push(filter.state);
     }
     params.push(filter.limit ?? 100);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    const rows = this.statement(
+      `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
          ORDER BY created_at DESC, rowid DESC LIMIT ?`,
-      )
-      .all(...params) as RunRow[];
+    ).all(...params) as RunRow[];
     return rows.map(toRun);
   }
 
@@ -224,12 +234,10 @@ export class RunStore {
         });
       }
       const time = this.now();
-      this.db
-        .prepare(
-          `UPDATE runs SET state = ?, updated_at = ?, finished_at = ?, error_code = ?, error = ?
+      this.statement(
+        `UPDATE runs SET state = ?, updated_at = ?, finished_at = ?, error_code = ?, error = ?
            WHERE id = ? AND state = ?`,
-        )
-        .run(to, time, ENDED.includes(to) ? time : null, error?.code ?? null, error?.message ?? null, id, from);
+      ).run(to, time, ENDED.includes(to) ? time : null, error?.code ?? null, error?.message ?? null, id, from);
     });
     durably(this.db, move);
     return this.get(id);
@@ -237,29 +245,27 @@ export class RunStore {
 
   /** Adds one model call's tokens and cost to the run's totals; `turns` counts model calls. */
   addUsage(id: string, usage: Partial<RunUsage> & { turns?: number; model?: string }): RunRecord {
-    const changed = this.db
-      .prepare(
-        `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+    const changed = this.statement(
+      `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
          cost_usd = cost_usd + ?, turns = turns + ?, cost_known = MIN(cost_known, ?),
          model = COALESCE(?, model), updated_at = ? WHERE id = ?`,
-      )
-      .run(
-        usage.inputTokens ?? 0,
-        usage.outputTokens ?? 0,
-        usage.costUsd ?? 0,
-        usage.turns ?? 0,
-        usage.costKnown === false ? 0 : 1,
-        usage.model ?? null,
-        this.now(),
-        id,
-      );
+    ).run(
+      usage.inputTokens ?? 0,
+      usage.outputTokens ?? 0,
+      usage.costUsd ?? 0,
+      usage.turns ?? 0,
+      usage.costKnown === false ? 0 : 1,
+      usage.model ?? null,
+      this.now(),
+      id,
+    );
     if (changed.changes === 0) return this.get(id); // throws NOT_FOUND
     return this.get(id);
   }
 
   /** The agent's final words, kept with the run. */
   setResult(id: string, result: string): void {
-    this.db.prepare('UPDATE runs SET result = ?, updated_at = ? WHERE id = ?').run(result, this.now(), id);
+    this.statement('UPDATE runs SET result = ?, updated_at = ? WHERE id = ?').run(result, this.now(), id);
   }
 
   /** Written before the action starts. The run must be running, and the step must be new. */
@@ -274,7 +280,7 @@ export class RunStore {
           { details: { runId, state: run.state } },
         );
       }
-      const existing = this.db.prepare('SELECT 1 FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step);
+      const existing = this.statement('SELECT 1 FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step);
       if (existing) {
         throw new AppError(
           'INVALID_ARGUMENT',
@@ -282,9 +288,13 @@ export class RunStore {
           { details: { runId, step } },
         );
       }
-      this.db
-        .prepare('INSERT INTO run_steps (run_id, step, kind, intent, intent_at) VALUES (?, ?, ?, ?, ?)')
-        .run(runId, step, intent.kind, JSON.stringify(intent), this.now());
+      this.statement('INSERT INTO run_steps (run_id, step, kind, intent, intent_at) VALUES (?, ?, ?, ?, ?)').run(
+        runId,
+        step,
+        intent.kind,
+        JSON.stringify(intent),
+        this.now(),
+      );
     });
     durably(this.db, write);
   }
@@ -297,7 +307,7 @@ export class RunStore {
     checkStep(step);
     const write = this.db.transaction(() => {
       this.get(runId);
-      const row = this.db.prepare('SELECT result_at FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step) as
+      const row = this.statement('SELECT result_at FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step) as
         { result_at: string | null } | undefined;
       if (!row) {
         throw new AppError(
@@ -313,9 +323,12 @@ export class RunStore {
           { details: { runId, step } },
         );
       }
-      this.db
-        .prepare('UPDATE run_steps SET result = ?, result_at = ? WHERE run_id = ? AND step = ?')
-        .run(JSON.stringify(result ?? null), this.now(), runId, step);
+      this.statement('UPDATE run_steps SET result = ?, result_at = ? WHERE run_id = ? AND step = ?').run(
+        JSON.stringify(result ?? null),
+        this.now(),
+        runId,
+        step,
+      );
     });
     durably(this.db, write);
   }
@@ -328,11 +341,9 @@ export class RunStore {
     checkStep(step);
     const time = this.now();
     durably(this.db, () =>
-      this.db
-        .prepare(
-          'INSERT INTO run_steps (run_id, step, kind, intent, result, intent_at, result_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(runId, step, intent.kind, JSON.stringify(intent), JSON.stringify(result ?? null), time, time),
+      this.statement(
+        'INSERT INTO run_steps (run_id, step, kind, intent, result, intent_at, result_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(runId, step, intent.kind, JSON.stringify(intent), JSON.stringify(result ?? null), time, time),
     );
   }
 
@@ -346,16 +357,16 @@ export class RunStore {
 
   steps(runId: string): StepRecord[] {
     this.get(runId);
-    const rows = this.db.prepare('SELECT * FROM run_steps WHERE run_id = ? ORDER BY step').all(runId) as StepRow[];
+    const rows = this.statement('SELECT * FROM run_steps WHERE run_id = ? ORDER BY step').all(runId) as StepRow[];
     return rows.map(toStep);
   }
 
   /** Actions whose intent was written but whose result was not: their outcome is unknown. */
   stepsWithoutResult(runId: string): StepRecord[] {
     this.get(runId);
-    const rows = this.db
-      .prepare('SELECT * FROM run_steps WHERE run_id = ? AND result_at IS NULL ORDER BY step')
-      .all(runId) as StepRow[];
+    const rows = this.statement('SELECT * FROM run_steps WHERE run_id = ? AND result_at IS NULL ORDER BY step').all(
+      runId,
+    ) as StepRow[];
     return rows.map(toStep);
   }
 
@@ -369,9 +380,9 @@ export class RunStore {
     const write = this.db.transaction(() => {
       this.get(runId);
       // Only the step is compared: the saved state (the whole conversation) is not parsed again.
-      const latest = this.db
-        .prepare('SELECT step FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1')
-        .get(runId) as { step: number } | undefined;
+      const latest = this.statement('SELECT step FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1').get(
+        runId,
+      ) as { step: number } | undefined;
       if (latest && latest.step > step) {
         throw new AppError(
           'INVALID_ARGUMENT',
@@ -379,20 +390,23 @@ export class RunStore {
           { details: { runId, step, latest: latest.step } },
         );
       }
-      this.db.prepare('DELETE FROM run_checkpoints WHERE run_id = ?').run(runId);
-      this.db
-        .prepare('INSERT INTO run_checkpoints (run_id, step, state, created_at) VALUES (?, ?, ?, ?)')
-        .run(runId, step, JSON.stringify(state ?? null), time);
-      this.db.prepare('UPDATE runs SET updated_at = ? WHERE id = ?').run(time, runId);
+      this.statement('DELETE FROM run_checkpoints WHERE run_id = ?').run(runId);
+      this.statement('INSERT INTO run_checkpoints (run_id, step, state, created_at) VALUES (?, ?, ?, ?)').run(
+        runId,
+        step,
+        JSON.stringify(state ?? null),
+        time,
+      );
+      this.statement('UPDATE runs SET updated_at = ? WHERE id = ?').run(time, runId);
     });
     durably(this.db, write);
     return { runId, step, state, createdAt: time };
   }
 
   latestCheckpoint(runId: string): Checkpoint | null {
-    const row = this.db
-      .prepare('SELECT step, state, created_at FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1')
-      .get(runId) as { step: number; state: string; created_at: string } | undefined;
+    const row = this.statement(
+      'SELECT step, state, created_at FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1',
+    ).get(runId) as { step: number; state: string; created_at: string } | undefined;
     if (!row) {
       this.get(runId);
       return null;
@@ -402,9 +416,9 @@ export class RunStore {
 
   /** Runs that have not ended, oldest first: what the daemon resumes after a restart. */
   unfinishedRuns(): RunRecord[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM runs WHERE state NOT IN ('finished', 'failed', 'stopped') ORDER BY created_at, rowid`)
-      .all() as RunRow[];
+    const rows = this.statement(
+      `SELECT * FROM runs WHERE state NOT IN ('finished', 'failed', 'stopped') ORDER BY created_at, rowid`,
+    ).all() as RunRow[];
     return rows.map(toRun);
   }
 }
