@@ -1,32 +1,49 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 
-import { pickLocale, translator } from '../lib/i18n.js';
+import { pickLocale, translator, type Locale } from '../lib/i18n.js';
 import type { PanelClient } from '../lib/panel-client.js';
-import { ActivityCard } from './activity-card.js';
+import { ActivityTab } from './activity/activity-tab.js';
+import { ApprovalsTab, usePendingApprovalCount } from './approvals/approvals-tab.js';
+import { ChatTab } from './chat/chat-tab.js';
 import { ConnectCard } from './connect-card.js';
-import { HostCard } from './host-card.js';
+import type { PanelProps } from './panel-props.js';
+import { EmergencyStop } from './safety/emergency-stop.js';
+import { SettingsTab } from './settings/settings-tab.js';
 import { StatusPill } from './status-pill.js';
-import { SystemInfoCard } from './system-info-card.js';
-import { useConnectionState, useEvents } from './use-panel.js';
+import { TabBar, type TabId } from './tabs.js';
+import { useConnectionState } from './use-panel.js';
 
-export function App({ client }: { client: PanelClient }) {
-  const t = useMemo(() => translator(pickLocale(navigator.language)), []);
+export function App({ client, initialLocale }: { client: PanelClient; initialLocale?: Locale }) {
+  const [locale, setLocale] = useState<Locale>(initialLocale ?? pickLocale(navigator.language));
+  const t = useMemo(() => translator(locale), [locale]);
   const state = useConnectionState(client);
-  const events = useEvents(client);
+  const [tab, setTab] = useState<TabId>('chat');
+  const props: PanelProps & { setLocale: (locale: Locale) => void } = {
+    client,
+    state,
+    t,
+    locale,
+    show: setTab,
+    setLocale,
+  };
+  const pending = usePendingApprovalCount(props);
   const connected = state.status === 'connected';
 
   return (
-    <div className="panel">
+    <div className="panel" lang={locale}>
       <header className="panel-header">
         <img className="logo" src="/icon/icon-32.png" alt="" width={24} height={24} />
         <h1>{t('appName')}</h1>
         <StatusPill state={state} t={t} />
+        <EmergencyStop {...props} />
       </header>
-      <main className="panel-body">
+      <TabBar current={tab} onSelect={setTab} counts={{ approvals: pending }} t={t} />
+      <main className="panel-body" id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {!connected && <ConnectCard state={state} t={t} onRetry={() => client.reconnect()} />}
-        {connected && state.daemon && <HostCard daemon={state.daemon} t={t} />}
-        {connected && <SystemInfoCard client={client} t={t} />}
-        <ActivityCard events={events} t={t} />
+        {tab === 'chat' && <ChatTab {...props} />}
+        {tab === 'approvals' && <ApprovalsTab {...props} />}
+        {tab === 'activity' && <ActivityTab {...props} />}
+        {tab === 'settings' && <SettingsTab {...props} />}
       </main>
     </div>
   );

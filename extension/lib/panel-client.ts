@@ -1,6 +1,13 @@
 import { browser, type Browser } from 'wxt/browser';
 
-import { AppError, isErrorCode, type DaemonEvent } from '@nextai/shared';
+import {
+  AppError,
+  isErrorCode,
+  type DAEMON_METHODS,
+  type DaemonEvent,
+  type MethodParams,
+  type MethodResult,
+} from '@nextai/shared';
 
 import { INITIAL_STATE, type ConnectionState } from './connection-state.js';
 import {
@@ -9,6 +16,9 @@ import {
   type PanelMethod,
   type PanelToBackground,
 } from './panel-messages.js';
+
+/** Events the panel keeps for views that render from the recent history (activity, counters). */
+const MAX_EVENTS = 2000;
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -26,6 +36,7 @@ export class PanelClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<() => void>();
+  private readonly eventListeners = new Set<(event: DaemonEvent) => void>();
 
   connect(): void {
     const port = browser.runtime.connect({ name: PANEL_PORT_NAME });
@@ -39,7 +50,8 @@ export class PanelClient {
       } else if (message.type === 'events') {
         const known = new Set(this.events.map((event) => event.seq));
         const fresh = (message.events as unknown as DaemonEvent[]).filter((event) => !known.has(event.seq));
-        this.events = [...this.events, ...fresh].slice(-50);
+        this.events = [...this.events, ...fresh].slice(-MAX_EVENTS);
+        for (const event of fresh) for (const listener of this.eventListeners) listener(event);
       } else {
         const pending = this.pending.get(message.id);
         this.pending.delete(message.id);
@@ -61,6 +73,14 @@ export class PanelClient {
     });
   }
 
+  /** A daemon method with its typed params and result (see DAEMON_METHODS in shared/). */
+  call<M extends PanelMethod>(
+    method: M,
+    params: MethodParams<typeof DAEMON_METHODS, M>,
+  ): Promise<MethodResult<typeof DAEMON_METHODS, M>> {
+    return this.request(method, params as Record<string, unknown>) as Promise<MethodResult<typeof DAEMON_METHODS, M>>;
+  }
+
   request(method: PanelMethod, params: Record<string, unknown> = {}): Promise<unknown> {
     const port = this.port;
     if (!port) return Promise.reject(new AppError('DISCONNECTED', 'Not connected to the extension background.'));
@@ -75,6 +95,12 @@ export class PanelClient {
   reconnect(): void {
     const message: PanelToBackground = { type: 'reconnect' };
     this.port?.postMessage(message);
+  }
+
+  /** Each new daemon event once, as it arrives (views that keep their own state from events). */
+  onEvent(listener: (event: DaemonEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   subscribe(listener: () => void): () => void {

@@ -1,7 +1,41 @@
 import { z } from 'zod';
 
-/** Daemon methods the side panel may call through the background. */
-export const PANEL_METHODS = ['daemon.status', 'daemon.ping', 'tools.list', 'tools.call'] as const;
+import type { DaemonMethod } from '@nextai/shared';
+
+/**
+ * Daemon methods the side panel may call through the background: everything a person does in the
+ * panel. Not the connection's own business (hello, events.subscribe) and not stopping the daemon.
+ */
+export const PANEL_METHODS = [
+  'daemon.status',
+  'daemon.ping',
+  'tools.list',
+  'tools.call',
+  'blobs.read',
+  'runs.start',
+  'runs.list',
+  'runs.get',
+  'runs.pause',
+  'runs.resume',
+  'runs.stop',
+  'runs.steer',
+  'runs.answer',
+  'sessions.create',
+  'sessions.list',
+  'sessions.get',
+  'sessions.rename',
+  'sessions.delete',
+  'sessions.messages',
+  'approvals.list',
+  'approvals.answer',
+  'policy.show',
+  'policy.explain',
+  'policy.set_template',
+  'audit.list',
+  'safety.stop',
+  'safety.reset',
+  'safety.status',
+] as const satisfies readonly DaemonMethod[];
 export type PanelMethod = (typeof PANEL_METHODS)[number];
 
 export const PANEL_PORT_NAME = 'nextai-panel';

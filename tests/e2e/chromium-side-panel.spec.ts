@@ -22,7 +22,15 @@ async function installInto(profile: string): Promise<void> {
   expect(result.code, result.stderr).toBe(0);
 }
 
-/** A fresh data directory and profile with the host installed, and the side panel open and connected. */
+/** The Activity tab: the host, this computer and the event log. */
+async function showActivity(panel: Page): Promise<void> {
+  await panel.getByTestId('tab-activity').click();
+}
+
+/**
+ * A fresh data directory and profile with the host installed, and the side panel open and
+ * connected, on its Activity tab.
+ */
 async function openConnectedPanel(): Promise<Page> {
   home = makeHome();
   const profile = makeProfileDir();
@@ -31,6 +39,7 @@ async function openConnectedPanel(): Promise<Page> {
   const panel = await browser.context.newPage();
   await panel.goto(sidePanelUrl());
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await showActivity(panel);
   return panel;
 }
 
@@ -96,6 +105,7 @@ test('without the host installed, the panel shows the install command, and conne
   await installInto(profile);
   await panel.getByRole('button', { name: 'Check again' }).click();
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
+  await showActivity(panel);
   await expect(panel.getByTestId('system-info-card')).toHaveAttribute('data-phase', 'ready');
   expect(await badgeText(browser)).toBe('');
 });
@@ -142,6 +152,7 @@ test('a panel opened later shows what happened before it opened', async () => {
   await runCli(['tool', 'screenshot'], home.env);
   const reopened = await browser!.context.newPage();
   await reopened.goto(sidePanelUrl());
+  await showActivity(reopened);
   await expect(reopened.getByTestId('activity-card')).toContainText('screenshot');
   await expect(reopened.getByTestId('activity-card')).toContainText('UNAVAILABLE');
 });

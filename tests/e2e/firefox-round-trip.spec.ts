@@ -37,6 +37,7 @@ test('Firefox: the sidebar page reaches the daemon through the native host and s
     () => document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-status') === 'connected',
     { timeout: 30_000 },
   );
+  await page.click('[data-testid="tab-activity"]');
   await page.waitForFunction(
     () => document.querySelector('[data-testid="system-info-card"]')?.getAttribute('data-phase') === 'ready',
     { timeout: 30_000 },

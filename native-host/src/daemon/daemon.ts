@@ -152,6 +152,18 @@ export class Daemon {
       log: log.child('runs'),
       ...(options.loopOptions ? { loopOptions: options.loopOptions } : {}),
     });
+    // A person may be anywhere but in the browser: every new approval request also reaches them as
+    // an OS notification (seed 000 §9; the badge and the panel show it too).
+    events.subscribe((event) => {
+      if (event.type !== 'approval.requested') return;
+      const { tool, risk, reason } = event.data as { tool: string; risk: string; reason: string };
+      notify(
+        `NextAI Agent wants to use ${tool}`,
+        `${risk} risk — ${reason}\nAnswer in the side panel or with \`nextai approvals\`.`,
+      ).catch((error: unknown) =>
+        log.warn('could not send the approval notification', { error: (error as Error).message }),
+      );
+    });
     this.emergency = new EmergencyStop(db, {
       abortRunningCalls: (reason) => {
         this.runManager.pauseAll(`emergency stop: ${reason}`);
