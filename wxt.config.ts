@@ -15,8 +15,15 @@ export default defineConfig({
     name: 'NextAI Agent',
     description: 'A local AI agent for your own computer: chat, approvals and desktop control.',
     version: VERSION,
-    permissions: ['nativeMessaging', 'storage'],
+    permissions: ['nativeMessaging', 'storage', 'contextMenus', 'notifications'],
     action: { default_title: 'NextAI Agent' },
+    // The emergency stop from the keyboard, wherever the focus is in the browser (issue #6).
+    commands: {
+      'emergency-stop': {
+        suggested_key: { default: 'Alt+Shift+S' },
+        description: 'Emergency stop: stop everything the agent is doing',
+      },
+    },
     icons: { 16: '/icon/icon-16.png', 32: '/icon/icon-32.png', 48: '/icon/icon-48.png', 128: '/icon/icon-128.png' },
     ...(browser === 'firefox'
       ? {

@@ -7,6 +7,7 @@ import { showBadge } from '../lib/badge.js';
 import { detectBrowser } from '../lib/browser-family.js';
 import { implementedBrowserTools } from '../lib/browser-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
+import { startBackgroundFeatures } from '../lib/background/features.js';
 import { PANEL_PORT_NAME, panelToBackgroundSchema, type BackgroundToPanel } from '../lib/panel-messages.js';
 
 const CURSOR_KEY = 'eventCursor';
@@ -34,6 +35,14 @@ export default defineBackground({
     const recentEvents: DaemonEvent[] = [];
     const panels = new Set<Browser.runtime.Port>();
     const post = (port: Browser.runtime.Port, message: BackgroundToPanel) => port.postMessage(message);
+    // The background's features beyond the connection: the approval badge, keyboard commands,
+    // the right-click menu and the drafts it prepares. Each lives in lib/background/.
+    const features = startBackgroundFeatures({
+      connection,
+      broadcast: (message) => {
+        for (const panel of panels) post(panel, message);
+      },
+    });
 
     connection.onStateChange((state) => {
       showBadge(state).catch((error: unknown) => console.warn('NextAI: could not update the toolbar badge.', error));
@@ -51,12 +60,18 @@ export default defineBackground({
       port.onDisconnect.addListener(() => panels.delete(port));
       post(port, { type: 'state', state: { ...connection.current } });
       post(port, { type: 'events', events: [...recentEvents] });
+      const draft = features.drafts.current();
+      if (draft) post(port, { type: 'draft', draft });
       port.onMessage.addListener((raw) => {
         const parsed = panelToBackgroundSchema.safeParse(raw);
         if (!parsed.success) return;
         const message = parsed.data;
         if (message.type === 'reconnect') {
           connection.reconnectNow();
+          return;
+        }
+        if (message.type === 'draft_taken') {
+          features.drafts.taken(message.id);
           return;
         }
         connection

@@ -15,6 +15,7 @@ import {
   backgroundToPanelSchema,
   type PanelMethod,
   type PanelToBackground,
+  type RunDraft,
 } from './panel-messages.js';
 
 /** Events the panel keeps for views that render from the recent history (activity, counters). */
@@ -32,6 +33,8 @@ interface Pending {
 export class PanelClient {
   state: ConnectionState = { ...INITIAL_STATE };
   events: DaemonEvent[] = [];
+  /** A run prepared from a page (right-click menu) that the chat has not taken yet. */
+  draft: RunDraft | undefined;
   private port: Browser.runtime.Port | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -45,7 +48,9 @@ export class PanelClient {
       const parsed = backgroundToPanelSchema.safeParse(raw);
       if (!parsed.success) return;
       const message = parsed.data;
-      if (message.type === 'state') {
+      if (message.type === 'draft') {
+        this.draft = message.draft;
+      } else if (message.type === 'state') {
         this.state = message.state as unknown as ConnectionState;
       } else if (message.type === 'events') {
         const known = new Set(this.events.map((event) => event.seq));
@@ -90,6 +95,14 @@ export class PanelClient {
       const message: PanelToBackground = { type: 'request', id, method, params };
       port.postMessage(message);
     });
+  }
+
+  /** The chat put the draft in its composer. */
+  takeDraft(id: string): void {
+    if (this.draft?.id === id) this.draft = undefined;
+    const message: PanelToBackground = { type: 'draft_taken', id };
+    this.port?.postMessage(message);
+    this.emit();
   }
 
   reconnect(): void {

@@ -49,11 +49,33 @@ export const panelToBackgroundSchema = z.discriminatedUnion('type', [
     params: z.record(z.string(), z.unknown()),
   }),
   z.object({ type: z.literal('reconnect') }),
+  /** The panel took the draft (it is in the composer): the background forgets it. */
+  z.object({ type: z.literal('draft_taken'), id: z.string() }),
 ]);
 export type PanelToBackground = z.infer<typeof panelToBackgroundSchema>;
 
+/**
+ * A run the person started from a page (the right-click menu): what they selected or pointed at,
+ * where, and a short instruction they can edit before sending.
+ */
+export const runDraftSchema = z.object({
+  id: z.string(),
+  instruction: z.string(),
+  context: z.object({
+    kind: z.enum(['selection', 'link', 'image', 'page']),
+    selection: z.string().optional(),
+    link_url: z.string().optional(),
+    image_url: z.string().optional(),
+    page_url: z.string().optional(),
+    page_title: z.string().optional(),
+    tab_id: z.number().int().optional(),
+  }),
+});
+export type RunDraft = z.infer<typeof runDraftSchema>;
+
 /** Background → side panel. State and events are pushed; responses answer requests. */
 export const backgroundToPanelSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('draft'), draft: runDraftSchema }),
   z.object({ type: z.literal('state'), state: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('events'), events: z.array(z.record(z.string(), z.unknown())) }),
   z.object({
