@@ -35,6 +35,12 @@ export const PANEL_METHODS = [
   'safety.stop',
   'safety.reset',
   'safety.status',
+  'settings.get',
+  'settings.set_ui',
+  'settings.set_model',
+  'settings.test_model',
+  'settings.set_security',
+  'settings.save_project',
 ] as const satisfies readonly DaemonMethod[];
 export type PanelMethod = (typeof PANEL_METHODS)[number];
 

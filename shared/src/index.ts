@@ -5,6 +5,7 @@ export * from './protocol/events.js';
 export * from './protocol/jsonrpc.js';
 export * from './protocol/methods.js';
 export * from './protocol/runs.js';
+export * from './protocol/settings.js';
 export * from './protocol/peer.js';
 export * from './tools/catalog.js';
 export * from './tools/common-schemas.js';

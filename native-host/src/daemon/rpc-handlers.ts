@@ -8,6 +8,7 @@ import type { AuditLog } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
 import type { EmergencyStop } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
+import { registerSettingsHandlers } from './settings-handlers.js';
 import type { CallContext, ToolGateway } from './tool-gateway.js';
 
 /** What the RPC handlers of one connection work with. */
@@ -225,6 +226,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
       created_at: message.createdAt,
     })),
   }));
+
+  registerSettingsHandlers(connection, services);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

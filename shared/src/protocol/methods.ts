@@ -13,6 +13,7 @@ import { decisionSchema } from '../policy/decision.js';
 import { RISK_LEVELS, TOOL_CATEGORIES } from '../tools/define-tool.js';
 import { eventSchema } from './events.js';
 import { RUN_METHODS } from './runs.js';
+import { SETTINGS_METHODS } from './settings.js';
 
 export interface MethodSpec<Params extends z.ZodType = z.ZodType, Result extends z.ZodType = z.ZodType> {
   readonly params: Params;
@@ -335,6 +336,7 @@ export const DAEMON_METHODS = {
     }),
   },
   ...RUN_METHODS,
+  ...SETTINGS_METHODS,
 } as const satisfies MethodTable;
 
 /** Requests the daemon sends to a client that declared the capability. */

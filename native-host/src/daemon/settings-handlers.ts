@@ -1,0 +1,274 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { getNodeValue, parseTree, type ParseError } from 'jsonc-parser';
+
+import {
+  AppError,
+  isErrorCode,
+  projectConfigSchema,
+  uiSettingsSchema,
+  type MethodParams,
+  type MethodResult,
+  type SETTINGS_METHODS,
+  type UiSettings,
+} from '@nextai/shared';
+
+import {
+  MODEL_FIELDS,
+  effectiveModelSettings,
+  validateModelValue,
+  writeModelValue,
+  type ModelField,
+} from '../agent/model-config.js';
+import { readModelConfig } from '../agent/model-config.js';
+import { createProvider, selectProvider } from '../agent/providers/index.js';
+import { PROVIDER_DEFAULTS } from '../agent/providers/select.js';
+import { expandHome } from '../policy/guards/paths.js';
+import { editJson, parsePolicyConfig } from '../policy/config-file.js';
+import { writeFileAtomic } from '../policy/policy-store.js';
+import type { ClientConnection } from './client-connection.js';
+import type { DaemonServices } from './rpc-handlers.js';
+
+type Params<M extends keyof typeof SETTINGS_METHODS> = MethodParams<typeof SETTINGS_METHODS, M>;
+type Result<M extends keyof typeof SETTINGS_METHODS> = MethodResult<typeof SETTINGS_METHODS, M>;
+
+/** How long "test connection" waits for the model's first answer. */
+const TEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The settings the side panel reads and writes (issue #6 point 5). Everything lands in config.json
+ * through the same validation that reads it: the policy sections through the policy's schema (and
+ * the policy store reloads them at once), the model section through model-config.ts, the `ui`
+ * section through `uiSettingsSchema`. The API key goes in and only comes back masked.
+ */
+export function registerSettingsHandlers(connection: ClientConnection, services: DaemonServices): void {
+  const { peer } = connection;
+  const settings = new SettingsService(services, connection.label);
+  peer.handle('settings.get', () => settings.get());
+  peer.handle('settings.set_ui', (params) => settings.setUi(params));
+  peer.handle('settings.set_model', (params) => settings.setModel(params));
+  peer.handle('settings.test_model', () => settings.testModel());
+  peer.handle('settings.set_security', (params) => settings.setSecurity(params));
+  peer.handle('settings.save_project', (params) => settings.saveProject(params));
+}
+
+export class SettingsService {
+  constructor(
+    private readonly services: Pick<DaemonServices, 'policy' | 'recordPolicyChange' | 'info'>,
+    private readonly by: string,
+    private readonly environment: Readonly<Record<string, string | undefined>> = process.env,
+    private readonly homeDir: string = os.homedir(),
+  ) {}
+
+  private get file(): string {
+    return this.services.policy.configFile;
+  }
+
+  get(): Result<'settings.get'> {
+    const state = this.services.policy.current;
+    return {
+      file: this.file,
+      ui: this.ui(),
+      model: this.model(),
+      directories: this.directories(state.config.security.allowed_directories),
+      ...(state.problem ? { config_problem: state.problem } : {}),
+    };
+  }
+
+  setUi(params: Params<'settings.set_ui'>): Result<'settings.set_ui'> {
+    let text = this.readText();
+    if (text.trim() !== '' && this.readJson() === undefined) {
+      const parsed = parsePolicyConfig(text, this.file);
+      const problems = parsed.ok ? [`${this.file}: the file is not a JSON object.`] : parsed.problems;
+      throw new AppError('CONFIG_INVALID', `Not saved: ${problems.join('\n')}\nFix config.json first.`);
+    }
+    for (const field of ['language', 'setup_done'] as const) {
+      const value = params[field];
+      if (value !== undefined) text = editJson(text, ['ui', field], value);
+    }
+    this.write(text);
+    return { ui: this.ui() };
+  }
+
+  setModel(params: Params<'settings.set_model'>): Result<'settings.set_model'> {
+    // Every value is checked before any is written: a bad base URL does not leave half a change.
+    const changes: [ModelField, string | undefined][] = [];
+    for (const field of MODEL_FIELDS) {
+      const value = params[field];
+      if (value === undefined) continue;
+      changes.push([field, value === null || value.trim() === '' ? undefined : validateModelValue(field, value)]);
+    }
+    for (const [field, value] of changes) writeModelValue(this.file, field, value);
+    if (changes.length > 0) {
+      const fields = changes.map(([field]) => `model.${field}`).join(', ');
+      this.services.recordPolicyChange(`model settings changed: ${fields}`, this.by);
+    }
+    return { model: this.model() };
+  }
+
+  /** A one-sentence exchange with the configured model; any failure is reported, never thrown. */
+  async testModel(): Promise<Result<'settings.test_model'>> {
+    const started = Date.now();
+    try {
+      const { config, problems } = readModelConfig(this.file);
+      if (problems.length > 0) {
+        throw new AppError('CONFIG_INVALID', `The model settings are not valid: ${problems.join('; ')}`);
+      }
+      const selection = selectProvider(config, this.environment);
+      // One attempt: a person waiting on a button wants the error, not four retries.
+      const provider = createProvider(selection, { retry: { maxAttempts: 1, attemptTimeoutMs: TEST_TIMEOUT_MS } });
+      const signal = AbortSignal.timeout(TEST_TIMEOUT_MS);
+      let reply = '';
+      for await (const event of provider.stream(
+        {
+          model: selection.model,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'Reply with the single word: OK' }] }],
+          tools: [],
+          maxTokens: 16,
+        },
+        { signal },
+      )) {
+        if (event.type === 'text_delta') reply += event.text;
+      }
+      return {
+        ok: true,
+        provider: selection.provider,
+        model: selection.model,
+        base_url: selection.baseUrl,
+        duration_ms: Date.now() - started,
+        reply: reply.trim().slice(0, 200),
+      };
+    } catch (error) {
+      const code = error instanceof AppError ? error.code : 'UNAVAILABLE';
+      const message =
+        error instanceof Error && error.name === 'TimeoutError'
+          ? `The model did not answer within ${TEST_TIMEOUT_MS / 1000} s. Check the base URL and the network.`
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      return { ok: false, code: isErrorCode(code) ? code : 'UNAVAILABLE', message };
+    }
+  }
+
+  setSecurity(params: Params<'settings.set_security'>): Result<'settings.set_security'> {
+    let text = this.readText();
+    const changed: string[] = [];
+    for (const directory of params.allowed_directories ?? []) {
+      if (directory.trim() !== '' && this.resolveDirectory(directory.trim()) === undefined) {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          `"${directory}" is not a full path. Write it from the root (/home/me/work) or from your home folder (~/work).`,
+          { details: { path: directory } },
+        );
+      }
+    }
+    for (const [key, value] of Object.entries(params)) {
+      if (value === undefined) continue;
+      const cleaned = Array.isArray(value) ? unique(value.map((item) => String(item).trim()).filter(Boolean)) : value;
+      text = editJson(text, ['security', key], cleaned);
+      changed.push(`security.${key}`);
+    }
+    this.writePolicy(text, `changed ${changed.join(', ') || 'nothing'}`);
+    const { security } = this.services.policy.current.config;
+    return { security, directories: this.directories(security.allowed_directories) };
+  }
+
+  saveProject(params: Params<'settings.save_project'>): Result<'settings.save_project'> {
+    const { policy } = this.services;
+    const existing = policy.projects().find((project) => project.id === params.id);
+    const entry = projectConfigSchema.parse({
+      name: params.name ?? existing?.name ?? params.id,
+      approval: params.approval ?? existing?.approval ?? policy.project().approval,
+    });
+    const text = editJson(this.readText(), ['projects', 'items', params.id], entry);
+    this.writePolicy(text, `project ${params.id} ${existing ? 'changed' : 'created'}`);
+    return { project: policy.project(params.id) };
+  }
+
+  /** Validates the whole file as the policy store will read it, writes it, and puts it in force. */
+  private writePolicy(text: string, summary: string): void {
+    const parsed = parsePolicyConfig(text, this.file);
+    if (!parsed.ok) {
+      throw new AppError('CONFIG_INVALID', `Not saved: ${parsed.problems.join('\n')}`);
+    }
+    this.write(text);
+    const reloaded = this.services.policy.reload();
+    if (!reloaded.accepted) throw new AppError('CONFIG_INVALID', `Not in force: ${reloaded.problems.join('\n')}`);
+    this.services.recordPolicyChange(summary, this.by);
+  }
+
+  private ui(): UiSettings {
+    const root = this.readJson();
+    const parsed = uiSettingsSchema.safeParse(root?.ui ?? {});
+    return parsed.success ? parsed.data : uiSettingsSchema.parse({});
+  }
+
+  private model(): Result<'settings.get'>['model'] {
+    const effective = effectiveModelSettings(this.file, this.environment);
+    return {
+      settings: effective.settings,
+      ...(effective.problem ? { problem: effective.problem } : {}),
+      providers: (Object.keys(PROVIDER_DEFAULTS) as (keyof typeof PROVIDER_DEFAULTS)[]).map((id) => ({
+        id,
+        model: PROVIDER_DEFAULTS[id].model,
+        base_url: PROVIDER_DEFAULTS[id].baseUrl,
+      })),
+    };
+  }
+
+  private directories(list: readonly string[]): Result<'settings.get'>['directories'] {
+    return list.map((entry) => {
+      const resolved = this.resolveDirectory(entry);
+      return { path: entry, resolved: resolved ?? entry, exists: resolved !== undefined && isDirectory(resolved) };
+    });
+  }
+
+  /** `~/x` or an absolute path, resolved; undefined for what the file guard would not resolve either. */
+  private resolveDirectory(entry: string): string | undefined {
+    try {
+      const expanded = expandHome(entry, this.homeDir, this.services.info.platform);
+      return path.isAbsolute(expanded) ? path.resolve(expanded) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private readText(): string {
+    try {
+      return fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw new AppError('CONFIG_INVALID', `Cannot read ${this.file}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private readJson(): Record<string, unknown> | undefined {
+    const text = this.readText();
+    if (text.trim() === '') return undefined;
+    const errors: ParseError[] = [];
+    const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+    if (errors.length > 0 || tree === undefined) return undefined;
+    const value: unknown = getNodeValue(tree);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  }
+
+  private write(text: string): void {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    writeFileAtomic(this.file, text);
+    fs.chmodSync(this.file, 0o600);
+  }
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
