@@ -75,10 +75,19 @@ describe('nextai host (the native-messaging bridge)', () => {
       data: { code: 'UNKNOWN_TOOL' },
       message: expect.stringContaining('Available tools: screenshot'),
     });
-    expect((await host.call(13, 'tools.call', { name: 'todo_write', input: { items: [] } })).result).toMatchObject({
+    expect(
+      (await host.call(13, 'tools.call', { name: 'web_fetch', input: { url: 'https://example.com/' } })).result,
+    ).toMatchObject({
       ok: false,
-      error: { code: 'UNAVAILABLE', message: expect.stringContaining('issue #5') },
+      error: { code: 'UNAVAILABLE', message: expect.stringContaining('issue #7') },
     });
+    // ask_user belongs to agent runs: called on its own, it says so (as a result the caller can read).
+    expect((await host.call(14, 'tools.call', { name: 'ask_user', input: { question: 'Why?' } })).result).toMatchObject(
+      {
+        ok: false,
+        error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('inside an agent run') },
+      },
+    );
   });
 
   it('survives frames that are not JSON or not JSON-RPC, and keeps serving', async () => {

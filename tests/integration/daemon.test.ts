@@ -155,21 +155,19 @@ describe('nextai tool', () => {
     const result = await runCli(['tool', '--list', '--json'], home.env);
     const tools = JSON.parse(result.stdout) as { name: string; available: boolean; unavailable_reason?: string }[];
     expect(tools).toHaveLength(38);
-    // Every host tool but the agent-run ones (#5) and web_fetch (#7); browser tools need a connected browser.
+    // Every host tool but web_fetch (#7); browser tools need a connected browser.
     expect(tools.filter((tool) => !tool.available).map((tool) => tool.name)).toEqual([
       'browser_navigate',
       'browser_interact',
       'browser_extract',
       'browser_snapshot',
       'browser_tabs',
-      'ask_user',
-      'todo_write',
       'web_fetch',
     ]);
-    expect(tools.find((tool) => tool.name === 'ask_user')?.unavailable_reason).toContain('issue #5');
+    expect(tools.find((tool) => tool.name === 'web_fetch')?.unavailable_reason).toContain('issue #7');
     expect(tools.find((tool) => tool.name === 'browser_tabs')?.unavailable_reason).toContain('No browser');
     const human = await runCli(['tool', '--list'], home.env);
-    expect(human.stdout).toContain('30 of 38 tools available on this host');
+    expect(human.stdout).toContain('32 of 38 tools available on this host');
   });
 
   it('explains each kind of bad input with its own exit code', async () => {

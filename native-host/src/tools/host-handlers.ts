@@ -37,8 +37,10 @@ export function createHostHandlers(services: HostServices): HostToolSet {
     ...files.handlers,
     ...system.handlers,
     system_info: systemInfoHandler,
-    ask_user: notImplementedYet(5, 'Asking the person (it belongs to agent runs)'),
-    todo_write: notImplementedYet(5, 'The plan tool (it belongs to agent runs)'),
+    // The agent's own tools need the daemon's runs: the Daemon replaces these two with the
+    // RunManager's handlers. Host tools built without a daemon (tests, benches) lack them.
+    ask_user: { unavailable: 'Asking the person belongs to agent runs, which need the daemon.' },
+    todo_write: { unavailable: 'The plan tool belongs to agent runs, which need the daemon.' },
     web_fetch: notImplementedYet(7, 'Fetching web pages'),
   } satisfies HostHandlers;
   return {
