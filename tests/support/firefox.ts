@@ -29,8 +29,17 @@ export function makeFirefoxHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'nx-ffhome-'));
 }
 
+export interface FirefoxOptions {
+  /** The language pages see in navigator.language (the add-on's pages follow it), e.g. 'zh-CN'. */
+  language?: string;
+}
+
 /** Launches firefox-esr over WebDriver BiDi and installs the built add-on temporarily. */
-export async function launchFirefoxWithExtension(home: string, env: NodeJS.ProcessEnv): Promise<FirefoxWithExtension> {
+export async function launchFirefoxWithExtension(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  options: FirefoxOptions = {},
+): Promise<FirefoxWithExtension> {
   requireBuilt(path.join(FIREFOX_EXTENSION_DIR, 'manifest.json'));
   const browser = await puppeteer.launch({
     browser: 'firefox',
@@ -40,6 +49,7 @@ export async function launchFirefoxWithExtension(home: string, env: NodeJS.Proce
     env: { ...env, HOME: home },
     extraPrefsFirefox: {
       'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_EXTENSION_ID]: EXTENSION_UUID }),
+      ...(options.language ? { 'intl.accept_languages': options.language } : {}),
     },
   });
   const installedId = await browser.installExtension(FIREFOX_EXTENSION_DIR);
