@@ -5,6 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { RUN_STATES } from '@nextai/shared';
+
 import { openDatabase, type Db } from '../daemon/database.js';
 import { MIGRATIONS } from '../daemon/migrations.js';
 import { createLogger } from '../logger.js';
@@ -17,16 +19,7 @@ let db: Db;
 let time: number;
 const clock = (): Date => new Date((time += 1000));
 
-const STATES: RunState[] = [
-  'queued',
-  'running',
-  'waiting_user',
-  'waiting_approval',
-  'paused',
-  'finished',
-  'failed',
-  'stopped',
-];
+const STATES: readonly RunState[] = RUN_STATES;
 
 /** The shortest legal path from a new run to each state. */
 const PATH_TO: Record<RunState, RunState[]> = {

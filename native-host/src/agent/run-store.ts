@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError } from '@nextai/shared';
+import { AppError, type RunStateName } from '@nextai/shared';
 
 import type { Statement } from 'better-sqlite3';
 
 import type { Db } from '../daemon/database.js';
 
-export type RunState =
-  'queued' | 'running' | 'waiting_user' | 'waiting_approval' | 'paused' | 'finished' | 'failed' | 'stopped';
+/** The states of shared/'s protocol (RUN_STATES): the wire and the table speak the same names. */
+export type RunState = RunStateName;
 
 /**
  * `queued → running ⇄ waiting_user / waiting_approval / paused → finished | failed | stopped`.
