@@ -561,6 +561,25 @@ describe('RunManager: observing and context', () => {
 });
 
 describe('RunManager: crash and resume', () => {
+  it('a steer given while a tool runs survives a crash before the next turn', async () => {
+    let started = false;
+    const first = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: () => {
+        started = true;
+        return new Promise(() => undefined);
+      },
+    });
+    const id = first.manager.start({ goal: 'write' }, 'test').id;
+    while (!started) await new Promise((resolve) => setTimeout(resolve, 2));
+    first.manager.steer(id, 'then tell me the size', 'test');
+    const second = harness([{ text: 'Done, and the size is 1 byte.' }]);
+    second.manager.resumeUnfinished();
+    await until(second.manager, id, ['finished']);
+    const text = lastUserText(second.provider.requests[0]);
+    expect(text).toContain('Outcome unknown');
+    expect(text).toContain('then tell me the size');
+  });
+
   it('a tool call interrupted by a crash is reported as outcome unknown, never repeated', async () => {
     let writes = 0;
     const hangingWrite = () => {

@@ -172,7 +172,16 @@ export class RunLoop {
 
   /** A new instruction: shown to the model at its next turn; a model call in progress starts over with it. */
   steer(text: string): void {
-    this.incomingNotes.push(`The person adds an instruction while you work: ${text}`);
+    const note = `The person adds an instruction while you work: ${text}`;
+    if (this.state) {
+      // Saved at once, so a crash before the next turn does not lose it. Safe between any two
+      // awaits of the loop: the state is consistent there (a step begun but not finished only
+      // moved nextStep on, which a restore accounts for).
+      this.state.notes.push(note);
+      this.checkpoint();
+    } else {
+      this.incomingNotes.push(note);
+    }
     this.turnAbort.abort(new AppError('INVALID_ARGUMENT', 'steered'));
   }
 
