@@ -1,0 +1,207 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { expect, test, type Page } from '@playwright/test';
+
+import { runCli } from '../support/cli.js';
+import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
+import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
+import { makeHome, type TestHome } from '../support/home.js';
+import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+
+/**
+ * Settings and the first-run wizard in real Chromium with the real daemon: the model is set up
+ * against the scripted fake model server (which accepts one key and rejects every other), and
+ * what the panel saves is read back from config.json with the CLI.
+ */
+let home: TestHome;
+let browser: ExtensionBrowser | undefined;
+let model: FakeModelServer | undefined;
+let work: string | undefined;
+
+const GOOD_KEY = 'sk-ant-e2e-good-key-7781';
+const BAD_KEY = 'sk-ant-e2e-wrong-key-0000';
+
+test.beforeAll(() => requireBuilt(CLI_BUNDLE));
+test.afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+  await home.cleanup();
+  await model?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** The host's environment: no model from the environment, so only what the wizard saves counts. */
+function environment(): NodeJS.ProcessEnv {
+  const env = { ...home.env };
+  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL']) delete env[name];
+  return env;
+}
+
+async function openFreshPanel(): Promise<Page> {
+  home = makeHome();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-work-'));
+  model = await startFakeModelServer((request) =>
+    request.headers['x-api-key'] === GOOD_KEY
+      ? { kind: 'text', text: 'OK' }
+      : { kind: 'error', status: 401, message: 'invalid x-api-key' },
+  );
+  const profile = makeProfileDir();
+  const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], environment());
+  expect(installed.code, installed.stderr).toBe(0);
+  browser = await launchWithExtension(profile, environment());
+  const panel = await browser.context.newPage();
+  await panel.setViewportSize({ width: 400, height: 900 });
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected', {
+    timeout: 30_000,
+  });
+  return panel;
+}
+
+function configJson(): Record<string, Record<string, unknown>> {
+  return JSON.parse(fs.readFileSync(path.join(home.dir, 'config.json'), 'utf8')) as Record<
+    string,
+    Record<string, unknown>
+  >;
+}
+
+test('first run: the wizard sets up the model (a bad key is reported, a good one tested), folders and approvals; the key never reaches the extension', async () => {
+  const panel = await openFreshPanel();
+  await panel.getByTestId('tab-settings').click();
+  const wizard = panel.getByTestId('wizard');
+  await expect(wizard).toHaveAttribute('data-step', 'connect', { timeout: 20_000 });
+  await expect(panel.getByTestId('wizard-connected')).toContainText('Connected to NextAI 0.1.0 on linux');
+
+  await panel.getByTestId('wizard-next').click();
+  await expect(wizard).toHaveAttribute('data-step', 'model');
+  await panel.getByLabel('Model', { exact: true }).fill('claude-e2e');
+  await panel.getByLabel('Base URL').fill(model!.anthropicBaseUrl);
+  await panel.getByLabel('API key').fill(BAD_KEY);
+  await panel.getByTestId('model-save').click();
+  const result = panel.getByTestId('model-test-result');
+  await expect(result).toHaveAttribute('data-ok', 'false', { timeout: 40_000 });
+  await expect(result).toContainText('The Anthropic API rejected the API key (HTTP 401');
+  // The key field is emptied once the key is with the daemon; only the masked form comes back.
+  await expect(panel.getByLabel('API key')).toHaveValue('');
+  await expect(panel.getByTestId('api-key-saved')).toContainText('sk-…0000');
+
+  await panel.getByLabel('API key').fill(GOOD_KEY);
+  await panel.getByTestId('model-save').click();
+  await expect(result).toHaveAttribute('data-ok', 'true', { timeout: 40_000 });
+  await expect(result).toContainText('claude-e2e replied in');
+  await expect(panel.getByTestId('api-key-saved')).toContainText('sk-…7781');
+  await panel.screenshot({ path: 'test-results/settings-wizard-en.png', fullPage: true });
+
+  const config = await runCli(['config', 'get', '--json'], environment());
+  expect(config.code, config.stderr).toBe(0);
+  expect(JSON.parse(config.stdout)).toMatchObject({
+    settings: [
+      { key: 'model.provider', value: 'anthropic', source: 'config.json' },
+      { key: 'model.name', value: 'claude-e2e', source: 'config.json' },
+      { key: 'model.base_url', value: model!.anthropicBaseUrl, source: 'config.json' },
+      { key: 'model.api_key', value: 'sk-…7781', source: 'config.json' },
+    ],
+  });
+
+  await panel.getByTestId('wizard-next').click();
+  await expect(wizard).toHaveAttribute('data-step', 'folders');
+  const folders = panel.getByTestId('wizard-folders');
+  await folders.getByRole('textbox').fill('relative/folder');
+  await folders.getByRole('button', { name: 'Add' }).click();
+  await expect(folders.getByRole('alert')).toContainText('"relative/folder" is not a full path');
+  await folders.getByRole('textbox').fill(work!);
+  await folders.getByRole('button', { name: 'Add' }).click();
+  await expect(folders.getByText(work!, { exact: true })).toBeVisible();
+  await folders.getByRole('button', { name: 'Remove ~/Desktop' }).click();
+  await expect(folders.getByText('~/Desktop')).toHaveCount(0);
+
+  await panel.getByTestId('wizard-next').click();
+  await expect(wizard).toHaveAttribute('data-step', 'approvals');
+  await panel.getByTestId('template-strict').click();
+  await expect(panel.getByTestId('template-strict')).toHaveClass(/template-on/);
+  await panel.screenshot({ path: 'test-results/settings-wizard-approvals-en.png', fullPage: true });
+  await panel.getByTestId('wizard-finish').click();
+  await expect(panel.getByTestId('settings-page-model')).toBeVisible();
+
+  const saved = configJson();
+  expect(saved.ui).toEqual({ setup_done: true });
+  expect(saved.security?.allowed_directories).toEqual(['~/Projects', '~/Documents/NextAI', work]);
+  expect(saved.projects).toMatchObject({ items: { default: { template: 'strict' } } });
+  const policy = await runCli(['policy', 'show', '--json'], environment());
+  expect(policy.stdout).toContain('"strict"');
+
+  // The key lives in config.json only: nothing in the extension's storage holds it.
+  const stored = await browser!.serviceWorker.evaluate(async () => {
+    const { chrome } = globalThis as unknown as {
+      chrome: { storage: Record<'local' | 'session' | 'sync', { get(keys: null): Promise<unknown> }> };
+    };
+    return JSON.stringify([
+      await chrome.storage.local.get(null),
+      await chrome.storage.session.get(null),
+      await chrome.storage.sync.get(null),
+    ]);
+  });
+  expect(stored).not.toContain(GOOD_KEY);
+  expect(stored).not.toContain('e2e-good-key');
+  expect(await panel.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(GOOD_KEY);
+});
+
+test('settings pages: safety lists and the permission level persist, a project policy is edited, and the language switches to 中文 at once', async () => {
+  const panel = await openFreshPanel();
+  await panel.getByTestId('tab-settings').click();
+  await panel.getByTestId('wizard-skip').click();
+  await expect(panel.getByTestId('settings-page-model')).toBeVisible();
+  await expect(panel.getByTestId('model-in-force')).toContainText('not set');
+
+  await panel.getByTestId('settings-page-safety').click();
+  await panel.getByTestId('permission-level').getByText('L2 · Standard').click();
+  await expect.poll(() => configJson().security?.permission_level).toBe('L2');
+  const domains = panel.getByTestId('allowed-domains');
+  await domains.getByRole('textbox').fill('example.com');
+  await domains.getByRole('button', { name: 'Add' }).click();
+  await expect(domains.getByText('example.com', { exact: true })).toBeVisible();
+  const apps = panel.getByTestId('blocked-apps');
+  await apps.getByRole('textbox').fill('Steam');
+  await apps.getByRole('button', { name: 'Add' }).click();
+  await expect(apps.getByText('Steam', { exact: true })).toBeVisible();
+  expect(configJson().security).toMatchObject({
+    permission_level: 'L2',
+    allowed_domains: ['example.com'],
+    blocked_apps: expect.arrayContaining(['Steam', 'KeePassXC']) as unknown,
+  });
+  await panel.screenshot({ path: 'test-results/settings-safety-en.png', fullPage: true });
+
+  await panel.getByTestId('settings-page-projects').click();
+  const project = panel.getByTestId('project-default');
+  await project.getByLabel('What happens to High risk actions').selectOption('always_block');
+  await project.getByLabel('Tool to add').fill('file_write');
+  await project.getByRole('button', { name: 'Add' }).last().click();
+  await project.getByLabel('What happens to file_write').selectOption('notify_only');
+  await project.getByTestId('project-save').click();
+  await expect(project.getByRole('status')).toHaveText('Saved.');
+  expect(configJson().projects).toMatchObject({
+    items: {
+      default: {
+        approval: { risk_policies: { high: 'always_block' }, tool_overrides: { file_write: 'notify_only' } },
+      },
+    },
+  });
+  await expect(project.getByText('Custom policy')).toBeVisible();
+
+  await panel.getByTestId('settings-page-general').click();
+  await panel.getByTestId('language-switch').getByText('中文').click();
+  await expect(panel.getByTestId('tab-settings')).toHaveText('设置');
+  await expect(panel.locator('.panel')).toHaveAttribute('lang', 'zh-CN');
+  await expect.poll(() => configJson().ui?.language).toBe('zh-CN');
+  await panel.screenshot({ path: 'test-results/settings-general-zh.png', fullPage: true });
+  await panel.getByTestId('settings-page-projects').click();
+  await expect(panel.getByTestId('settings-projects')).toContainText('审批模板');
+  await panel.screenshot({ path: 'test-results/settings-zh.png', fullPage: true });
+  await panel.getByTestId('settings-page-safety').click();
+  await panel.emulateMedia({ colorScheme: 'dark' });
+  await panel.screenshot({ path: 'test-results/settings-safety-dark-zh.png', fullPage: true });
+  await panel.getByTestId('settings-page-model').click();
+  await panel.screenshot({ path: 'test-results/settings-model-dark-zh.png', fullPage: true });
+});
