@@ -8,7 +8,7 @@ import { ChatTab } from './chat/chat-tab.js';
 import { ConnectCard } from './connect-card.js';
 import type { PanelProps } from './panel-props.js';
 import { EmergencyStop } from './safety/emergency-stop.js';
-import { SettingsTab } from './settings/settings-tab.js';
+import { SettingsBoot, SettingsTab } from './settings/settings-tab.js';
 import { StatusPill } from './status-pill.js';
 import { TabBar, type TabId } from './tabs.js';
 import { useConnectionState } from './use-panel.js';
@@ -37,6 +37,8 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
         <StatusPill state={state} t={t} />
         <EmergencyStop {...props} />
       </header>
+      {/* Applies the saved language and opens the first-run wizard until setup is done. */}
+      <SettingsBoot {...props} />
       <TabBar current={tab} onSelect={setTab} counts={{ approvals: pending }} t={t} />
       <main className="panel-body" id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {!connected && <ConnectCard state={state} t={t} onRetry={() => client.reconnect()} />}
