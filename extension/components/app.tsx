@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 
 import { pickLocale, translator, type Locale } from '../lib/i18n.js';
 import type { PanelClient } from '../lib/panel-client.js';
@@ -18,6 +18,15 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
   const t = useMemo(() => translator(locale), [locale]);
   const state = useConnectionState(client);
   const [tab, setTab] = useState<TabId>('chat');
+  // Once the person has picked a tab, nothing switches it for them (the wizard waits in Settings).
+  const chosen = useRef(false);
+  const choose = useCallback((next: TabId) => {
+    chosen.current = true;
+    setTab(next);
+  }, []);
+  const suggest = useCallback((next: TabId) => {
+    if (!chosen.current) setTab(next);
+  }, []);
   const props: PanelProps & { setLocale: (locale: Locale) => void } = {
     client,
     state,
@@ -38,8 +47,8 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
         <EmergencyStop {...props} />
       </header>
       {/* Applies the saved language and opens the first-run wizard until setup is done. */}
-      <SettingsBoot {...props} />
-      <TabBar current={tab} onSelect={setTab} counts={{ approvals: pending }} t={t} />
+      <SettingsBoot {...props} show={suggest} />
+      <TabBar current={tab} onSelect={choose} counts={{ approvals: pending }} t={t} />
       <main className="panel-body" id={`panel-${tab}`} role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {!connected && <ConnectCard state={state} t={t} onRetry={() => client.reconnect()} />}
         {tab === 'chat' && <ChatTab {...props} />}
