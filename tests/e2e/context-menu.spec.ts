@@ -130,6 +130,16 @@ async function clickMenu(b: ExtensionBrowser, page: Page, selectionText: string)
   );
 }
 
+/** The menu items the browser accepted: [id, title]. */
+const menuItems = (b: ExtensionBrowser) =>
+  b.serviceWorker.evaluate(async () =>
+    (
+      await (
+        globalThis as unknown as { nextaiContextMenu: { items(): Promise<{ id: string; title: string }[]> } }
+      ).nextaiContextMenu.items()
+    ).map((item) => [item.id, item.title]),
+  );
+
 const waitingDraft = (b: ExtensionBrowser) =>
   b.serviceWorker.evaluate(
     () => (globalThis as unknown as { nextaiContextMenu: { current(): unknown } }).nextaiContextMenu.current() ?? null,
@@ -154,6 +164,12 @@ async function openPanel(b: ExtensionBrowser): Promise<Page> {
 test('a selection sent from the right-click menu to an open panel starts a run with the selection in its goal', async () => {
   const b = await launch();
   const url = await startSite();
+  expect(await menuItems(b)).toEqual([
+    ['nextai-handle-selection', 'Let the agent handle this selection'],
+    ['nextai-handle-link', 'Let the agent handle this link'],
+    ['nextai-handle-image', 'Let the agent handle this image'],
+    ['nextai-handle-page', 'Let the agent handle this page'],
+  ]);
   const panel = await openPanel(b);
   const { page, selectionText } = await selectOnPage(b, url);
   expect(selectionText).toBe(SELECTION);
@@ -177,6 +193,9 @@ test('a selection sent from the right-click menu to an open panel starts a run w
   // The panel took it: the background forgets it, so it does not come back in the next panel.
   await expect.poll(() => waitingDraft(b)).toBeNull();
   await panel.screenshot({ path: 'test-results/context-menu-draft-en.png' });
+  await panel.emulateMedia({ colorScheme: 'dark' });
+  await panel.screenshot({ path: 'test-results/context-menu-draft-en-dark.png' });
+  await panel.emulateMedia({ colorScheme: 'light' });
 
   // The person edits the instruction and sends it.
   await input.fill('Summarise this in one sentence');
@@ -202,6 +221,12 @@ test.describe('in Chinese', () => {
   test('a draft made while no panel is open waits for the panel, in the browser language (zh-CN)', async () => {
     const b = await launch();
     const url = await startSite();
+    expect((await menuItems(b)).map(([, title]) => title)).toEqual([
+      '让智能体处理选中的文字',
+      '让智能体处理这个链接',
+      '让智能体处理这张图片',
+      '让智能体处理这个页面',
+    ]);
     const { page, selectionText } = await selectOnPage(b, url);
 
     const draft = await clickMenu(b, page, selectionText);

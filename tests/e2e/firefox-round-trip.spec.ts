@@ -122,7 +122,11 @@ interface FirefoxRuntime {
       disconnect(): void;
     };
     getBackgroundPage(): Promise<{
-      nextaiContextMenu: { click(info: object, tab: object): unknown; menuItemId(kind: string): string };
+      nextaiContextMenu: {
+        click(info: object, tab: object): unknown;
+        menuItemId(kind: string): string;
+        items(): Promise<{ id: string; title: string }[]>;
+      };
     }>;
   };
   tabs: { query(query: object): Promise<{ id: number; windowId: number; active: boolean }[]> };
@@ -198,6 +202,10 @@ test('Firefox: the right-click handler puts the selection in the sidebar compose
         const tabs = await api.tabs.query({});
         const tab = tabs.find((candidate) => candidate.active) ?? tabs[0]!;
         const info = { menuItemId: background.nextaiContextMenu.menuItemId('selection'), selectionText, pageUrl };
+        const items = JSON.parse(JSON.stringify(await background.nextaiContextMenu.items())) as { title: string }[];
+        if (items.length !== 4 || items[0]?.title !== '让智能体处理选中的文字') {
+          throw new Error(`The menu items are ${JSON.stringify(items)}.`);
+        }
         return JSON.parse(
           JSON.stringify(
             background.nextaiContextMenu.click(info, { id: tab.id, windowId: tab.windowId, url: pageUrl, title }),

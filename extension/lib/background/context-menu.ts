@@ -144,23 +144,22 @@ function openPanel(tab: MenuTab | undefined): void {
   opening?.catch((error: unknown) => console.warn('NextAI: could not open the side panel.', error));
 }
 
-async function createMenus(menus: MenusApi, t: Translate): Promise<void> {
+/** Creates the four items; resolves to those the browser accepted (id and title). */
+async function createMenus(menus: MenusApi, t: Translate): Promise<{ id: string; title: string }[]> {
   // Menus outlive a restart of Chromium's service worker: start from none, so ids never clash.
   await menus.removeAll();
-  for (const kind of DRAFT_KINDS) {
-    menus.create(
-      {
-        id: menuItemId(kind),
-        title: t(MENU_TITLES[kind]),
-        contexts: [kind],
-        documentUrlPatterns: DOCUMENT_URL_PATTERNS,
-      },
-      () => {
-        const error = browser.runtime.lastError;
-        if (error) console.warn(`NextAI: could not create the menu item for a ${kind}.`, error.message);
-      },
-    );
-  }
+  const created = DRAFT_KINDS.map(
+    (kind) =>
+      new Promise<{ id: string; title: string } | undefined>((resolve) => {
+        const item = { id: menuItemId(kind), title: t(MENU_TITLES[kind]) };
+        menus.create({ ...item, contexts: [kind], documentUrlPatterns: DOCUMENT_URL_PATTERNS }, () => {
+          const error = browser.runtime.lastError;
+          if (error) console.warn(`NextAI: could not create the menu item for a ${kind}.`, error.message);
+          resolve(error ? undefined : item);
+        });
+      }),
+  );
+  return (await Promise.all(created)).filter((item) => item !== undefined);
 }
 
 export function startContextMenu(_context: BackgroundContext, drafts: DraftBox): void {
@@ -178,13 +177,14 @@ export function startContextMenu(_context: BackgroundContext, drafts: DraftBox):
   };
 
   menus.onClicked.addListener(onClick);
-  createMenus(menus, t).catch((error: unknown) =>
-    console.warn('NextAI: could not create the right-click menu.', error),
-  );
+  const ready = createMenus(menus, t).catch((error: unknown) => {
+    console.warn('NextAI: could not create the right-click menu.', error);
+    return [];
+  });
 
-  // For end-to-end tests, which cannot click the browser's own menus: the same handler, and the
-  // draft waiting for the panel.
+  // For end-to-end tests, which cannot click the browser's own menus: the same handler, the
+  // draft waiting for the panel, and the items the browser accepted.
   Object.assign(globalThis, {
-    nextaiContextMenu: { click: onClick, current: () => drafts.current(), menuItemId },
+    nextaiContextMenu: { click: onClick, current: () => drafts.current(), menuItemId, items: () => ready },
   });
 }
