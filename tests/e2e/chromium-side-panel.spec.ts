@@ -22,7 +22,7 @@ async function installInto(profile: string): Promise<void> {
   expect(result.code, result.stderr).toBe(0);
 }
 
-/** The Activity tab: the host, this computer and the event log. */
+/** The Activity tab: the live view, the operation log, the host and this computer. */
 async function showActivity(panel: Page): Promise<void> {
   await panel.getByTestId('tab-activity').click();
 }
@@ -171,7 +171,7 @@ test('events that happen while the host is away reach the panel when it reconnec
   await installInto(profile);
   await reconnectNow(browser!);
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected');
-  // The panel never closed, so these events can only have come from the replay.
+  // The panel never closed: its operation log caught up on what happened while it was away.
   await expect(panel.getByTestId('activity-card')).toContainText('app_list');
 });
 

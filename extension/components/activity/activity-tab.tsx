@@ -1,18 +1,23 @@
-import { useEvents } from '../use-panel.js';
-import { ActivityCard } from '../activity-card.js';
 import { HostCard } from '../host-card.js';
-import { SystemInfoCard } from '../system-info-card.js';
 import type { PanelProps } from '../panel-props.js';
+import { SystemInfoCard } from '../system-info-card.js';
+import './activity.css';
+import { LiveView } from './live-view.js';
+import { OperationLog } from './operation-log.js';
 
-/** The operation log and the live view of the agent's screen (issue #6 point 3). */
-export function ActivityTab({ client, state, t }: PanelProps) {
-  const events = useEvents(client);
+/**
+ * What the agent sees and does (issue #6 point 3): the live view of its screen, the operation
+ * log, and below them the host and this computer.
+ */
+export function ActivityTab(props: PanelProps) {
+  const { client, state, t } = props;
   const connected = state.status === 'connected';
   return (
     <>
+      <LiveView {...props} />
+      <OperationLog {...props} />
       {connected && state.daemon && <HostCard daemon={state.daemon} t={t} />}
       {connected && <SystemInfoCard client={client} t={t} />}
-      <ActivityCard events={events} t={t} />
     </>
   );
 }
