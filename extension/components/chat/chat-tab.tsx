@@ -158,14 +158,13 @@ export function ChatTab({ client, state, t, locale, show }: PanelProps) {
       </div>
 
       {listOpen && connected && (
-        <div id="chat-sessions">
+        <div id="chat-sessions" className="chat-sessions">
           <SessionsList
             client={client}
             t={t}
             locale={locale}
             selected={sessionId}
             onOpen={open}
-            onNew={() => open(undefined)}
             onDeleted={(id) => id === sessionId && open(undefined)}
           />
         </div>

@@ -41,7 +41,8 @@ interface RunBlockProps {
 /** One run in the conversation: the goal, what the agent said and did, its question, how it ended. */
 export const RunBlock = memo(function RunBlock({ timeline, tools, client, t, show }: RunBlockProps) {
   const run = timeline.run;
-  const items = orderedItems(timeline);
+  // An `ask_user` call shows as its question card and the answer, not as a tool card too.
+  const items = orderedItems(timeline).filter((item) => !(item.kind === 'tool' && item.tool === 'ask_user'));
   // The window follows the newest items unless the person moved it back.
   const [start, setStart] = useState<number | undefined>(undefined);
   const first = start ?? Math.max(0, items.length - WINDOW);

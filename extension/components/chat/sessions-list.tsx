@@ -30,7 +30,6 @@ export function SessionsList({
   selected,
   onOpen,
   onDeleted,
-  onNew,
 }: {
   client: PanelClient;
   t: Translate;
@@ -38,7 +37,6 @@ export function SessionsList({
   selected: string | undefined;
   onOpen: (id: string) => void;
   onDeleted: (id: string) => void;
-  onNew: () => void;
 }) {
   const [search, setSearch] = useState('');
   const [sessions, setSessions] = useState<SessionView[]>([]);
@@ -123,9 +121,6 @@ export function SessionsList({
           placeholder={t('chatSearchSessions')}
           onChange={(event) => setSearch(event.target.value)}
         />
-        <button type="button" className="button-primary" onClick={onNew}>
-          {t('chatNew')}
-        </button>
       </div>
       {error && (
         <p className="form-error" role="alert">
@@ -189,7 +184,7 @@ export function SessionsList({
                     title={t('chatRename')}
                     onClick={() => setEditing(session.id)}
                   >
-                    ✎
+                    <PencilIcon />
                   </button>
                   <button
                     type="button"
@@ -198,7 +193,7 @@ export function SessionsList({
                     title={t('chatDelete')}
                     onClick={() => setConfirming(session.id)}
                   >
-                    🗑
+                    <TrashIcon />
                   </button>
                 </span>
               )
@@ -253,5 +248,37 @@ function RenameField({
       onKeyDown={onKeyDown}
       onBlur={() => onDone(value)}
     />
+  );
+}
+
+function PencilIcon() {
+  return (
+    <svg
+      width="14"
+      height="14"
+      viewBox="0 0 16 16"
+      aria-hidden="true"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.5"
+    >
+      <path d="M11.2 2.3l2.5 2.5-8.4 8.4H2.8v-2.5z" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
+function TrashIcon() {
+  return (
+    <svg
+      width="14"
+      height="14"
+      viewBox="0 0 16 16"
+      aria-hidden="true"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="1.5"
+    >
+      <path d="M2.5 4h11M6 4V2.5h4V4M4 4l.7 9.5h6.6L12 4M6.8 6.5v5M9.2 6.5v5" strokeLinejoin="round" />
+    </svg>
   );
 }

@@ -1,0 +1,208 @@
+import path from 'node:path';
+
+import { chromium, expect, test, type Page } from '@playwright/test';
+
+import { runCli } from '../support/cli.js';
+import { makeProfileDir, QUIET_FLAGS, sidePanelUrl, CHROMIUM_PATH } from '../support/chromium.js';
+import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
+import { makeHome, type TestHome } from '../support/home.js';
+import { CHROME_EXTENSION_DIR, CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+
+/**
+ * The chat in the real side panel (Chromium with the built extension), the real daemon started
+ * by the native host, and the scripted fake model (ANTHROPIC_BASE_URL in the host's environment,
+ * so every run goes through the real provider client, the loop and the event stream).
+ */
+
+const KEY = 'sk-ant-test-0123456789abcdef';
+
+let home: TestHome;
+let server: FakeModelServer;
+let close: (() => Promise<void>) | undefined;
+
+test.beforeAll(() => {
+  requireBuilt(CLI_BUNDLE);
+  requireBuilt(path.join(CHROME_EXTENSION_DIR, 'manifest.json'));
+});
+test.afterEach(async () => {
+  await close?.();
+  close = undefined;
+  await home.cleanup();
+  await server.close();
+});
+
+/** A panel connected to a fresh daemon whose model is the fake server, in the given language. */
+async function openChat(script: ScriptedTurn[], locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<Page> {
+  home = makeHome();
+  server = await startFakeModelServer(script);
+  const env: NodeJS.ProcessEnv = {
+    ...home.env,
+    ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
+    ANTHROPIC_API_KEY: KEY,
+  };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  const profile = makeProfileDir();
+  const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], env);
+  expect(installed.code, installed.stderr).toBe(0);
+  // The host (and the daemon it starts) inherits the browser's environment: the fake model.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    locale,
+    env: env as Record<string, string>,
+    args: [
+      ...QUIET_FLAGS,
+      `--lang=${locale}`,
+      `--disable-extensions-except=${CHROME_EXTENSION_DIR}`,
+      `--load-extension=${CHROME_EXTENSION_DIR}`,
+    ],
+  });
+  close = () => context.close();
+  if (context.serviceWorkers().length === 0) await context.waitForEvent('serviceworker');
+  const panel = await context.newPage();
+  await panel.setViewportSize({ width: 400, height: 820 });
+  await panel.goto(sidePanelUrl());
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected', {
+    timeout: 30_000,
+  });
+  await expect(panel.getByTestId('chat-tab')).toBeVisible();
+  return panel;
+}
+
+async function send(panel: Page, text: string): Promise<void> {
+  const box = panel.getByTestId('composer').locator('textarea');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+test('a chat that runs a tool and streams an answer: tool card, markdown, session list', async () => {
+  const panel = await openChat([
+    {
+      kind: 'tool_calls',
+      text: 'Let me check the system.',
+      calls: [{ name: 'system_info', input: { categories: ['os'] } }],
+    },
+    {
+      kind: 'text',
+      text: 'This machine runs **Linux**.\n\n- kernel: `6.x`\n- checked with [system_info](https://example.com/docs)',
+    },
+  ]);
+  await expect(panel.getByTestId('chat-empty')).toBeVisible();
+  await send(panel, 'Which OS is this?');
+
+  const run = panel.getByTestId('run');
+  await expect(run).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  await expect(panel.getByTestId('user-message')).toHaveText('Which OS is this?');
+  const card = panel.getByTestId('tool-card');
+  await expect(card).toHaveCount(1);
+  await expect(card).toHaveAttribute('data-tool', 'system_info');
+  await expect(card).toHaveAttribute('data-status', 'ok');
+  await expect(card).toContainText('System information');
+  await expect(card).toContainText('categories=["os"]');
+  await expect(card.getByTestId('tool-result')).toContainText('os=');
+
+  const messages = panel.getByTestId('agent-message');
+  await expect(messages).toHaveCount(2);
+  await expect(messages.first()).toHaveText('Let me check the system.');
+  // Markdown became elements (bold, code, a list, a safe link), not text with asterisks.
+  await expect(messages.last().locator('strong')).toHaveText('Linux');
+  await expect(messages.last().locator('li')).toHaveCount(2);
+  await expect(messages.last().locator('code')).toHaveText('6.x');
+  await expect(messages.last().getByRole('link', { name: 'system_info' })).toHaveAttribute(
+    'href',
+    'https://example.com/docs',
+  );
+  await expect(panel.getByTestId('run-end')).toContainText('Finished · 2 model turns · 1 tool calls');
+  await expect(panel.getByTestId('chat-title')).toHaveText('Which OS is this?');
+  // The model got the tool's result in its second request.
+  expect(server.requests).toHaveLength(2);
+  expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('tool_result');
+
+  await panel.screenshot({ path: 'test-results/chat-en.png', fullPage: true });
+  await panel.emulateMedia({ colorScheme: 'dark' });
+  await panel.screenshot({ path: 'test-results/chat-dark-en.png', fullPage: true });
+  await panel.emulateMedia({ colorScheme: 'light' });
+
+  // The session list: search, rename, reopen after a reload, delete.
+  await panel.getByTestId('sessions-toggle').click();
+  const rows = panel.getByTestId('session-row');
+  await expect(rows).toHaveCount(1);
+  await panel.getByRole('searchbox', { name: 'Search chats' }).fill('nothing like it');
+  await expect(rows).toHaveCount(0);
+  await panel.getByRole('searchbox', { name: 'Search chats' }).fill('OS');
+  await expect(rows).toHaveCount(1);
+  await panel.getByRole('button', { name: 'Rename “Which OS is this?”' }).click();
+  const rename = panel.getByRole('textbox', { name: 'New name of the chat' });
+  await rename.fill('OS check');
+  await rename.press('Enter');
+  await expect(rows.first()).toContainText('OS check');
+  await panel.screenshot({ path: 'test-results/chat-sessions-en.png' });
+  const listed = await runCli(['sessions', 'list', '--json'], home.env);
+  expect(listed.stdout).toContain('OS check');
+
+  await panel.reload();
+  await expect(panel.getByTestId('chat-title')).toHaveText('OS check');
+  await expect(panel.getByTestId('tool-card')).toHaveCount(1);
+  await expect(panel.getByTestId('agent-message')).toHaveCount(2);
+
+  await panel.getByTestId('sessions-toggle').click();
+  await panel.getByRole('button', { name: 'Delete “OS check”' }).click();
+  await panel
+    .getByRole('group', { name: 'Confirm deleting “OS check”' })
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  // The chat shown was deleted: the panel starts a new one.
+  await expect(panel.getByTestId('chat-empty')).toBeVisible();
+  await expect(panel.getByTestId('chat-title')).toHaveText('New chat');
+  expect((await runCli(['sessions', 'list', '--json'], home.env)).stdout).not.toContain('OS check');
+});
+
+test('an ask_user question is answered inline (in Chinese)', async () => {
+  const panel = await openChat(
+    [
+      {
+        kind: 'tool_calls',
+        calls: [{ name: 'ask_user', input: { question: '报告保存到哪个文件夹？', options: ['文档', '桌面'] } }],
+      },
+      { kind: 'text', text: '已保存到**桌面**。' },
+    ],
+    'zh-CN',
+  );
+  await expect(panel.getByTestId('chat-empty')).toContainText('想让智能体做什么？');
+  await send(panel, '保存这份报告');
+  const question = panel.getByTestId('question-card');
+  await expect(question).toContainText('报告保存到哪个文件夹？', { timeout: 60_000 });
+  await expect(panel.getByTestId('run-state')).toHaveText('等待你的回答');
+  await panel.screenshot({ path: 'test-results/chat-zh.png', fullPage: true });
+  await panel.emulateMedia({ colorScheme: 'dark' });
+  await panel.screenshot({ path: 'test-results/chat-dark-zh.png', fullPage: true });
+  await panel.emulateMedia({ colorScheme: 'light' });
+
+  await question.getByRole('button', { name: '桌面' }).click();
+  await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  await expect(question).toHaveCount(0);
+  await expect(panel.getByTestId('user-answer')).toContainText('桌面');
+  await expect(panel.getByTestId('agent-message').last().locator('strong')).toHaveText('桌面');
+  // The model got the answer as the tool's result.
+  expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('桌面');
+  await panel.screenshot({ path: 'test-results/chat-answered-zh.png', fullPage: true });
+});
+
+test("the run's Stop button stops a run whose model hangs", async () => {
+  const panel = await openChat([{ kind: 'hang' }]);
+  await send(panel, 'Think about it forever');
+  await server.waitForRequests(1);
+  const controls = panel.getByTestId('run-controls');
+  await expect(controls).toHaveAttribute('data-state', 'running', { timeout: 30_000 });
+  await expect(panel.getByTestId('composer')).toHaveAttribute('data-mode', 'steer');
+  await expect(panel.getByTestId('run-counter')).toContainText('Step 0/100');
+  await panel.screenshot({ path: 'test-results/chat-running-en.png', fullPage: true });
+  await controls.getByRole('button', { name: 'Stop' }).click();
+  await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'stopped', { timeout: 30_000 });
+  await expect(controls).toHaveCount(0);
+  await expect(panel.getByTestId('run-end')).toContainText('Stopped');
+  await expect(panel.getByTestId('composer')).toHaveAttribute('data-mode', 'start');
+  const shown = await runCli(['runs', 'list', '--json'], home.env);
+  expect(shown.stdout).toContain('"stopped"');
+});
