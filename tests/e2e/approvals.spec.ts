@@ -1,5 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 
+import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
+import { dataPaths } from '../../native-host/src/paths.js';
 import { runCli, startCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
@@ -165,4 +167,58 @@ test('answered in the terminal, a request leaves the panel and the badge at once
   await expect.poll(() => badgeText(b), WAIT).toBe('');
   await tool.exited;
   expect(tool.output().stdout).toContain('不要读取主机名。');
+});
+
+test('fifty pending requests: the badge and the tab count them, the list renders a window and stays quick to answer (dark)', async () => {
+  const b = await launch([]);
+  const panel = await openPanel(b);
+  await panel.emulateMedia({ colorScheme: 'dark' });
+  await panel.getByTestId('tab-approvals').click();
+  await expect(panel.getByTestId('approvals-empty')).toBeVisible(WAIT);
+
+  // Fifty calls from one client, each waiting for a person (closing the client withdraws them).
+  const client = await DaemonClient.connect(dataPaths(home.dir), {
+    start: false,
+    client: { kind: 'test', name: 'approvals-e2e' },
+  });
+  try {
+    const calls = Array.from({ length: 50 }, (_, index) =>
+      client.peer
+        .request(
+          'tools.call',
+          { name: 'bash_execute', input: { command: `echo request-${index}` } },
+          { timeoutMs: 120_000 },
+        )
+        .catch(() => undefined),
+    );
+    await expect.poll(() => badgeText(b), WAIT).toBe('50');
+    await expect(panel.getByTestId('approvals-tab')).toHaveAttribute('data-count', '50', WAIT);
+    await expect(panel.getByTestId('tab-approvals-count')).toHaveText('50');
+    // A window of cards, not fifty at once; the rest follow on demand.
+    const cards = panel.getByTestId('approval-card');
+    expect(await cards.count()).toBeLessThan(50);
+    await expect(cards.first().getByTestId('approval-param-command')).toHaveText(/^echo request-\d+$/, WAIT);
+    await panel.screenshot({ path: 'test-results/approvals-dark-en.png' });
+
+    const started = Date.now();
+    await cards.first().getByTestId('deny').click();
+    await expect(panel.getByTestId('approvals-tab')).toHaveAttribute('data-count', '49');
+    const answerMs = Date.now() - started;
+    await expect.poll(() => badgeText(b), WAIT).toBe('49');
+
+    while ((await panel.getByTestId('approvals-show-more').count()) > 0) {
+      await panel.getByTestId('approvals-show-more').click();
+    }
+    await expect(cards).toHaveCount(49);
+    await expect(cards.last().getByTestId('approval-param-command')).toHaveText(/^echo request-\d+$/);
+    test.info().annotations.push({ type: 'answer with 50 pending', description: `${answerMs} ms` });
+
+    client.close();
+    await Promise.all(calls);
+    // The client went away: its requests are withdrawn, and the inbox and the badge empty.
+    await expect(panel.getByTestId('approvals-empty')).toBeVisible(WAIT);
+    await expect.poll(() => badgeText(b), WAIT).toBe('');
+  } finally {
+    client.close();
+  }
 });

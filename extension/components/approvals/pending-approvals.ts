@@ -168,7 +168,8 @@ export class PendingApprovals {
   private changed(): void {
     this.sorted = [...this.entries.values()]
       .map((entry) => entry.approval)
-      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      // Stable: requests of the same millisecond keep the daemon's order.
+      .sort((a, b) => a.created_at.localeCompare(b.created_at));
     this.emit();
   }
 
