@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 
 import { expect, test, type Page } from '@playwright/test';
 
@@ -70,6 +72,8 @@ async function startSite(): Promise<string> {
  */
 async function launch(): Promise<ExtensionBrowser> {
   home = makeHome();
+  // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings.
+  fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }));
   model = await startFakeModelServer([{ kind: 'text', text: 'Revenue rose 12% in Q3, mostly from Asia-Pacific.' }]);
   // The host starts the daemon with the browser's environment: the model's address goes in first.
   Object.assign(home.env, {

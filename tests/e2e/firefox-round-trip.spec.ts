@@ -78,6 +78,8 @@ async function startSite(): Promise<{ url: string; close: () => Promise<void> }>
 /** A daemon whose model is the fake server, the host installed for Firefox, and Firefox started. */
 async function launchFirefox(model: FakeModelServer, language: string): Promise<{ env: NodeJS.ProcessEnv }> {
   home = makeHome();
+  // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings.
+  fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }));
   const firefoxHome = makeFirefoxHome();
   const env: NodeJS.ProcessEnv = {
     ...home.env,
