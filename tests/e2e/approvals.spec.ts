@@ -5,7 +5,7 @@ import { dataPaths } from '../../native-host/src/paths.js';
 import { runCli, startCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
-import { makeHome, type TestHome } from '../support/home.js';
+import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
@@ -221,4 +221,33 @@ test('fifty pending requests: the badge and the tab count them, the list renders
   } finally {
     client.close();
   }
+});
+
+test('the daemon dies while a run waits for approval: after the restart the same request is still in the panel, once, and answering it lets the run finish', async () => {
+  const b = await launch([
+    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo survived-a-restart' } }] },
+    { kind: 'text', text: 'The command printed survived-a-restart.' },
+  ]);
+  const panel = await openPanel(b);
+  await panel.getByTestId('tab-approvals').click();
+  const runId = await startRun('Run echo survived-a-restart');
+  const cards = panel.getByTestId('approval-card');
+  await expect(cards).toHaveCount(1, WAIT);
+  const approvalId = await cards.getAttribute('data-approval-id');
+
+  const pidFile = `${home.dir}/run/daemon.pid`;
+  const firstPid = readPid(pidFile)!;
+  process.kill(firstPid, 'SIGKILL');
+  await expect.poll(() => isAlive(firstPid), WAIT).toBe(false);
+  await expect.poll(() => readPid(pidFile), WAIT).not.toBe(firstPid);
+  await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected', WAIT);
+  await expect.poll(() => runState(runId), WAIT).toBe('waiting_approval');
+
+  await expect(cards).toHaveCount(1);
+  await expect(cards).toHaveAttribute('data-approval-id', approvalId!);
+  await expect.poll(() => badgeText(b), WAIT).toBe('1');
+  await cards.getByTestId('approve-once').click();
+  await expect(panel.getByTestId('approvals-empty')).toBeVisible(WAIT);
+  await expect.poll(() => runState(runId), WAIT).toBe('finished');
+  await expect.poll(() => badgeText(b), WAIT).toBe('');
 });
