@@ -2,7 +2,7 @@ import type { DaemonInfo } from '@nextai/shared';
 
 import type { Translate } from '../lib/i18n.js';
 
-export function HostCard({ daemon, t }: { daemon: DaemonInfo; t: Translate }) {
+export function HostCard({ daemon, t, locale }: { daemon: DaemonInfo; t: Translate; locale?: string }) {
   return (
     <section className="card" data-testid="host-card">
       <h2>{t('hostTitle')}</h2>
@@ -18,7 +18,7 @@ export function HostCard({ daemon, t }: { daemon: DaemonInfo; t: Translate }) {
         <dt>{t('hostPid')}</dt>
         <dd className="mono">{daemon.pid}</dd>
         <dt>{t('hostSince')}</dt>
-        <dd>{new Date(daemon.started_at).toLocaleString()}</dd>
+        <dd>{new Date(daemon.started_at).toLocaleString(locale, { hour12: false })}</dd>
       </dl>
     </section>
   );

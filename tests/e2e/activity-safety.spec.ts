@@ -167,7 +167,7 @@ test('the emergency-stop keyboard command stops a long command with no panel ope
   const reopened = await browser!.context.newPage();
   await reopened.setViewportSize({ width: 400, height: 900 });
   await reopened.goto(sidePanelUrl());
-  await expect(reopened.getByTestId('estop-banner')).toContainText('the emergency-stop keyboard command', {
+  await expect(reopened.getByTestId('estop-banner')).toContainText('the keyboard shortcut (Alt+Shift+S)', {
     timeout: 30_000,
   });
   await reopened.getByTestId('tab-activity').click();

@@ -10,13 +10,13 @@ import { OperationLog } from './operation-log.js';
  * log, and below them the host and this computer.
  */
 export function ActivityTab(props: PanelProps) {
-  const { client, state, t } = props;
+  const { client, state, t, locale } = props;
   const connected = state.status === 'connected';
   return (
     <>
       <LiveView {...props} />
       <OperationLog {...props} />
-      {connected && state.daemon && <HostCard daemon={state.daemon} t={t} />}
+      {connected && state.daemon && <HostCard daemon={state.daemon} t={t} locale={locale} />}
       {connected && <SystemInfoCard client={client} t={t} />}
     </>
   );

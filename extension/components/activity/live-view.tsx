@@ -45,7 +45,9 @@ export function LiveView({ client, state, t, locale }: PanelProps) {
     };
   }, [client, connected, runsVersion]);
 
-  const run = runs.find((candidate) => candidate.id === picked) ?? (picked === FOLLOW ? runs[0] : undefined);
+  // A picked run that is no longer listed (deleted, or older than the list) falls back to following.
+  const pickedRun = runs.find((candidate) => candidate.id === picked);
+  const run = pickedRun ?? runs[0];
   const runId = run?.id;
 
   useEffect(() => {
@@ -93,7 +95,11 @@ export function LiveView({ client, state, t, locale }: PanelProps) {
         {runs.length > 0 && (
           <label className="live-pick">
             <span className="visually-hidden">{t('liveRunLabel')}</span>
-            <select value={picked} onChange={(event) => setPicked(event.target.value)} data-testid="live-run-picker">
+            <select
+              value={pickedRun ? picked : FOLLOW}
+              onChange={(event) => setPicked(event.target.value)}
+              data-testid="live-run-picker"
+            >
               <option value={FOLLOW}>{t('liveFollowLatest')}</option>
               {runs.map((candidate) => (
                 <option key={candidate.id} value={candidate.id}>
@@ -206,7 +212,7 @@ function MarkerLayer({ screen, markers, t }: { screen: Screen; markers: Marker[]
         <g
           key={`${marker.kind}-${marker.step}`}
           className={`mark mark-${marker.kind}`}
-          opacity={marker === last ? 1 : 0.6}
+          opacity={marker === last ? 1 : 0.75}
           data-testid={`marker-${marker.kind}`}
         >
           {draw(marker, unit, font)}

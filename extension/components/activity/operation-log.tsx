@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
 import type { PanelProps } from '../panel-props.js';
+import { stopReason } from '../safety/emergency-stop.js';
 import { forgetRunSteps, imageUrl, runSteps, screenshotReference } from './data.js';
 import { ImageDialog } from './image-dialog.js';
 import {
@@ -102,7 +103,7 @@ export function OperationLog({ client, state, t, locale }: PanelProps) {
   return (
     <section className="card activity-log" data-testid="activity-card" aria-labelledby="activity-log-title">
       <div className="card-title-row">
-        <h2 id="activity-log-title">{t('activityTitle')}</h2>
+        <h2 id="activity-log-title">{t('activityLogTitle')}</h2>
         {rows.length > 0 && <span className="sub">{t('activityCount', { count: rows.length })}</span>}
       </div>
       {phase === 'loading' && connected && <p className="hint">{t('loading')}</p>}
@@ -179,6 +180,7 @@ function OperationRow({
   const parameters = emergency
     ? t('activityBy', { by: operation.actor ?? '?' })
     : summariseParameters(operation.tool, operation.parameters);
+  const detail = emergency && operation.detail ? stopReason(operation.detail, t) : operation.detail;
   return (
     <div className={`op op-${operation.status}${emergency ? ' op-emergency' : ''}`} data-status={operation.status}>
       <span className="op-status" role="img" aria-label={status} title={status}>
@@ -196,9 +198,9 @@ function OperationRow({
         <div className="op-params mono" title={parameters}>
           {parameters || '—'}
         </div>
-        {operation.detail && (
-          <div className="op-detail" title={operation.detail}>
-            {operation.detail}
+        {detail && (
+          <div className="op-detail" title={detail}>
+            {detail}
           </div>
         )}
       </div>

@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react';
 
+import type { Translate } from '../../lib/i18n.js';
+import { STOP_REASONS } from '../../lib/messages/safety.js';
 import type { PanelProps } from '../panel-props.js';
 import './safety.css';
 
@@ -65,7 +67,7 @@ export function EmergencyStop({ client, state, t, locale }: PanelProps) {
     setBusy('stopping');
     setError(undefined);
     try {
-      await client.call('safety.stop', { reason: 'the stop button in the side panel' });
+      await client.call('safety.stop', { reason: STOP_REASONS.panel.reason });
       const status = await client.call('safety.status', {});
       setLatched(status);
     } catch (failure) {
@@ -118,7 +120,9 @@ export function EmergencyStop({ client, state, t, locale }: PanelProps) {
           <div className="estop-banner-text">
             <strong>{t('stoppedTitle')}</strong>
             {since && <span className="estop-meta">{t('stoppedSince', { time: since, by: latched.by ?? '?' })}</span>}
-            {latched.reason && <span className="estop-meta">{t('stoppedReason', { reason: latched.reason })}</span>}
+            {latched.reason && (
+              <span className="estop-meta">{t('stoppedReason', { reason: stopReason(latched.reason, t) })}</span>
+            )}
             <span className="estop-body">{t('stoppedBody')}</span>
           </div>
           <button
@@ -140,4 +144,10 @@ export function EmergencyStop({ client, state, t, locale }: PanelProps) {
       )}
     </>
   );
+}
+
+/** A stop reason in the panel's language when it is one the extension gave. */
+export function stopReason(reason: string, t: Translate): string {
+  const known = Object.values(STOP_REASONS).find((entry) => entry.reason === reason);
+  return known ? t(known.key) : reason;
 }

@@ -1,6 +1,7 @@
 import { browser } from 'wxt/browser';
 
 import type { ConnectionState } from '../connection-state.js';
+import { STOP_REASONS } from '../messages/safety.js';
 import type { BackgroundContext } from './features.js';
 
 /** The manifest's command (wxt.config.ts). */
@@ -35,7 +36,7 @@ export async function runCommand(context: BackgroundContext, command: string): P
     await whenConnected(context);
     const report = await context.connection.request(
       'safety.stop',
-      { reason: 'the emergency-stop keyboard command' },
+      { reason: STOP_REASONS.keyboard.reason },
       { timeoutMs: 30_000 },
     );
     // The daemon sends its own notification that everything stopped.

@@ -1,5 +1,6 @@
 /** Strings of the activity log and the live view. Every key in both languages. */
 export const en = {
+  activityLogTitle: 'Operation log',
   activityCount: '{count} operations',
   activityOffline: 'Not connected: the log appears once the panel reaches the NextAI host.',
   activityLoadFailed: 'Could not read the operation log: {message}',
@@ -48,6 +49,7 @@ export const en = {
 } as const;
 
 export const zhCN: Record<keyof typeof en, string> = {
+  activityLogTitle: '操作日志',
   activityCount: '{count} 项操作',
   activityOffline: '未连接：连接到 NextAI 主机后显示操作日志。',
   activityLoadFailed: '无法读取操作日志：{message}',

@@ -1,4 +1,14 @@
 /** Strings of the emergency stop. Every key in both languages. */
+
+/**
+ * The reasons the extension gives the daemon when it stops (kept in English in the audit log),
+ * with the message that shows them in the panel's language.
+ */
+export const STOP_REASONS = {
+  panel: { reason: 'the stop button in the side panel', key: 'stopReasonPanel' },
+  keyboard: { reason: 'the emergency-stop keyboard command', key: 'stopReasonKeyboard' },
+} as const;
+
 export const en = {
   stopButton: 'Stop',
   stopButtonLabel: 'Emergency stop: stop everything the agent is doing ({shortcut})',
@@ -15,6 +25,8 @@ export const en = {
   stopFailed: 'Could not stop: {message} The daemon is not reachable from the browser; in a terminal, run: nextai stop',
   resetFailed: 'Could not reset: {message}',
   stopNotConnected: 'Not connected to the NextAI host.',
+  stopReasonPanel: 'the stop button in the side panel',
+  stopReasonKeyboard: 'the keyboard shortcut (Alt+Shift+S)',
 } as const;
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -32,4 +44,6 @@ export const zhCN: Record<keyof typeof en, string> = {
   stopFailed: '无法停止：{message} 浏览器连不上守护进程；请在终端中运行：nextai stop',
   resetFailed: '无法重置：{message}',
   stopNotConnected: '尚未连接到 NextAI 主机。',
+  stopReasonPanel: '侧边栏中的停止按钮',
+  stopReasonKeyboard: '键盘快捷键（Alt+Shift+S）',
 };
