@@ -256,3 +256,47 @@ test('Firefox: the right-click handler puts the selection in the sidebar compose
     await site.close();
   }
 });
+
+test('Firefox: a run that needs approval shows in the sidebar inbox and on the toolbar badge; approving it there lets the run finish', async () => {
+  const model = await startFakeModelServer([
+    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo approved-in-firefox' } }] },
+    { kind: 'text', text: 'The command printed approved-in-firefox.' },
+  ]);
+  models.push(model);
+  const { env } = await launchFirefox(model, 'en-US');
+  const sidebar = await firefox!.openSidebarPage();
+  await sidebar.setViewport({ width: 400, height: 720 });
+  await sidebar.waitForFunction(
+    () => document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-status') === 'connected',
+    { timeout: 30_000 },
+  );
+  const badge = () =>
+    sidebar.evaluate(() =>
+      (
+        globalThis as unknown as { browser: { browserAction: { getBadgeText(details: object): Promise<string> } } }
+      ).browser.browserAction.getBadgeText({}),
+    );
+  const runState = async (id: string) =>
+    (JSON.parse((await runCli(['runs', 'show', id, '--json'], env, 60_000)).stdout) as { run: { state: string } }).run
+      .state;
+
+  const started = await runCli(['run', 'Run echo approved-in-firefox', '--detach'], env, 60_000);
+  expect(started.code, started.stderr).toBe(0);
+  const runId = started.stdout.trim();
+  await expect.poll(badge, { timeout: 60_000 }).toBe('1');
+  await waitForTestId(sidebar, 'tab-approvals-count', 60_000);
+
+  await sidebar.click('[data-testid="tab-approvals"]');
+  await waitForTestId(sidebar, 'approval-card');
+  expect(await sidebar.$eval('[data-testid="approval-card"]', (card) => card.textContent)).toContain(
+    'echo approved-in-firefox',
+  );
+  expect(await runState(runId)).toBe('waiting_approval');
+  await sidebar.screenshot({ path: 'test-results/firefox-sidebar-approval-en.png' });
+
+  await sidebar.click('[data-testid="approval-card"] [data-testid="approve-once"]');
+  await waitForTestId(sidebar, 'approvals-empty', 60_000);
+  await expect.poll(badge, { timeout: 60_000 }).toBe('');
+  await expect.poll(() => runState(runId), { timeout: 60_000 }).toBe('finished');
+  expect(JSON.stringify((await model.waitForRequests(2))[1]!.body)).toContain('approved-in-firefox');
+});
