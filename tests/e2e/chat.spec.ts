@@ -6,6 +6,7 @@ import { runCli } from '../support/cli.js';
 import { makeProfileDir, QUIET_FLAGS, sidePanelUrl, CHROMIUM_PATH } from '../support/chromium.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
+import { startXServer, type XServer } from '../support/x-server.js';
 import { CHROME_EXTENSION_DIR, CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
@@ -19,6 +20,7 @@ const KEY = 'sk-ant-test-0123456789abcdef';
 let home: TestHome;
 let server: FakeModelServer;
 let close: (() => Promise<void>) | undefined;
+let xServer: XServer | undefined;
 
 test.beforeAll(() => {
   requireBuilt(CLI_BUNDLE);
@@ -29,14 +31,21 @@ test.afterEach(async () => {
   close = undefined;
   await home.cleanup();
   await server.close();
+  await xServer?.stop();
+  xServer = undefined;
 });
 
 /** A panel connected to a fresh daemon whose model is the fake server, in the given language. */
-async function openChat(script: ScriptedTurn[], locale: 'en-US' | 'zh-CN' = 'en-US'): Promise<Page> {
+async function openChat(
+  script: ScriptedTurn[],
+  locale: 'en-US' | 'zh-CN' = 'en-US',
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<Page> {
   home = makeHome();
   server = await startFakeModelServer(script);
   const env: NodeJS.ProcessEnv = {
     ...home.env,
+    ...extraEnv,
     ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
     ANTHROPIC_API_KEY: KEY,
   };
@@ -113,7 +122,7 @@ test('a chat that runs a tool and streams an answer: tool card, markdown, sessio
     'href',
     'https://example.com/docs',
   );
-  await expect(panel.getByTestId('run-end')).toContainText('Finished · 2 model turns · 1 tool calls');
+  await expect(panel.getByTestId('run-end')).toContainText('Finished · model turns: 2 · tool calls: 1');
   await expect(panel.getByTestId('chat-title')).toHaveText('Which OS is this?');
   // The model got the tool's result in its second request.
   expect(server.requests).toHaveLength(2);
@@ -205,4 +214,32 @@ test("the run's Stop button stops a run whose model hangs", async () => {
   await expect(panel.getByTestId('composer')).toHaveAttribute('data-mode', 'start');
   const shown = await runCli(['runs', 'list', '--json'], home.env);
   expect(shown.stdout).toContain('"stopped"');
+});
+
+test('a screenshot step shows a thumbnail that opens full size', async () => {
+  // A real X display for the daemon's screenshot tool (the host inherits DISPLAY from the browser).
+  xServer = await startXServer({ width: 1024, height: 640 });
+  const panel = await openChat(
+    [
+      { kind: 'tool_calls', calls: [{ name: 'screenshot', input: {} }] },
+      { kind: 'text', text: 'The screen is empty.' },
+    ],
+    'en-US',
+    { DISPLAY: xServer.display, XDG_RUNTIME_DIR: xServer.env.XDG_RUNTIME_DIR },
+  );
+  await send(panel, 'What is on the screen?');
+  await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  const card = panel.locator('[data-testid="tool-card"][data-tool="screenshot"]').first();
+  await expect(card).toHaveAttribute('data-status', 'ok');
+  const thumbnail = card.getByTestId('step-thumbnail');
+  // Read from the daemon with blobs.read, shown as an image.
+  await expect(thumbnail.locator('img')).toHaveJSProperty('complete', true);
+  expect(await thumbnail.locator('img').evaluate((image: HTMLImageElement) => image.naturalWidth)).toBeGreaterThan(100);
+  await panel.screenshot({ path: 'test-results/chat-screenshot-en.png', fullPage: true });
+  await thumbnail.click();
+  const dialog = panel.getByRole('dialog', { name: 'Take a screenshot' });
+  await expect(dialog).toBeVisible();
+  await panel.screenshot({ path: 'test-results/chat-screenshot-open-en.png' });
+  await panel.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
 });
