@@ -1,6 +1,12 @@
 import { useId, useState } from 'react';
 
-import { AppError, DECISION_LAYER_TITLES, type DecisionLayer } from '@nextai/shared';
+import {
+  AppError,
+  CATEGORY_TITLES,
+  DECISION_LAYER_TITLES,
+  type DecisionLayer,
+  type ToolCategory,
+} from '@nextai/shared';
 
 import type { Locale, MessageKey, Translate } from '../../lib/i18n.js';
 import type { AnswerChoice } from './approvals-store.js';
@@ -41,6 +47,8 @@ function shown(value: unknown): string {
 export interface ApprovalCardProps {
   approval: PendingApproval;
   title: string;
+  /** The tool's category (tools.list), shown in the person's language. */
+  category: string | undefined;
   t: Translate;
   locale: Locale;
   connected: boolean;
@@ -48,7 +56,7 @@ export interface ApprovalCardProps {
 }
 
 /** One request: what the tool will do, exactly, why it asks, and the four answers. */
-export function ApprovalCard({ approval, title, t, locale, connected, onAnswer }: ApprovalCardProps) {
+export function ApprovalCard({ approval, title, category, t, locale, connected, onAnswer }: ApprovalCardProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [denying, setDenying] = useState(false);
@@ -90,6 +98,9 @@ export function ApprovalCard({ approval, title, t, locale, connected, onAnswer }
         </span>
       </header>
       <p className="approval-meta">
+        {category && CATEGORY_TITLES[category as ToolCategory] && (
+          <span>{CATEGORY_TITLES[category as ToolCategory][locale]}</span>
+        )}
         <code className="approval-tool">{approval.tool}</code>
         {approval.run_id ? (
           <span>{t('approvalsFromRun', { run: approval.run_id.slice(0, 8) })}</span>

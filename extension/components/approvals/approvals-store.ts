@@ -26,7 +26,8 @@ const LIST_LIMIT = 1000;
 export class ApprovalsStore {
   readonly pending: PendingApprovals;
   notices: readonly InboxNotice[] = [];
-  titles: ReadonlyMap<string, string> = new Map();
+  /** Each tool's title and category, from tools.list. */
+  tools: ReadonlyMap<string, { title: string; category: string }> = new Map();
   private readonly mine = new Set<string>();
   private readonly listeners = new Set<() => void>();
   private nextNotice = 1;
@@ -55,7 +56,11 @@ export class ApprovalsStore {
   }
 
   titleOf(tool: string): string {
-    return this.titles.get(tool) ?? tool;
+    return this.tools.get(tool)?.title ?? tool;
+  }
+
+  categoryOf(tool: string): string | undefined {
+    return this.tools.get(tool)?.category;
   }
 
   retry(): void {
@@ -109,18 +114,18 @@ export class ApprovalsStore {
     // read the list again; events missed meanwhile may not all come back.
     if (connected && (!this.wasConnected || state.daemon?.started_at !== this.daemonStartedAt)) {
       this.pending.refresh();
-      if (this.titles.size === 0) this.loadTitles();
+      if (this.tools.size === 0) this.loadTools();
     }
     if (connected !== this.wasConnected) this.emit();
     this.wasConnected = connected;
     this.daemonStartedAt = state.daemon?.started_at;
   }
 
-  private loadTitles(): void {
+  private loadTools(): void {
     this.client
       .call('tools.list', {})
       .then(({ tools }) => {
-        this.titles = new Map(tools.map((tool) => [tool.name, tool.title]));
+        this.tools = new Map(tools.map((tool) => [tool.name, { title: tool.title, category: tool.category }]));
         this.emit();
       })
       .catch((error: unknown) => {

@@ -91,6 +91,7 @@ export function ApprovalsTab(props: PanelProps) {
                 <ApprovalCard
                   approval={approval}
                   title={store.titleOf(approval.tool)}
+                  category={store.categoryOf(approval.tool)}
                   t={t}
                   locale={locale}
                   connected={connected}
