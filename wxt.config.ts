@@ -15,7 +15,8 @@ export default defineConfig({
     name: 'NextAI Agent',
     description: 'A local AI agent for your own computer: chat, approvals and desktop control.',
     version: VERSION,
-    permissions: ['nativeMessaging', 'storage', 'contextMenus', 'notifications'],
+    // activeTab: a right-click on a page gives the draft the tab's title as well as its URL.
+    permissions: ['nativeMessaging', 'storage', 'contextMenus', 'notifications', 'activeTab'],
     action: { default_title: 'NextAI Agent' },
     // The emergency stop from the keyboard, wherever the focus is in the browser (issue #6).
     commands: {

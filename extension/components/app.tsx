@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 
 import { pickLocale, translator, type Locale } from '../lib/i18n.js';
 import type { PanelClient } from '../lib/panel-client.js';
@@ -36,6 +36,20 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
     setLocale,
   };
   const pending = usePendingApprovalCount(props);
+  // A run prepared from a page (right-click) waits in the chat's composer: show it, as if the
+  // person had picked the tab — they just asked for it.
+  const shownDraft = useRef<string | undefined>(undefined);
+  useEffect(
+    () =>
+      client.subscribe(() => {
+        const draft = client.draft;
+        if (draft && draft.id !== shownDraft.current) {
+          shownDraft.current = draft.id;
+          choose('chat');
+        }
+      }),
+    [client, choose],
+  );
   const connected = state.status === 'connected';
 
   return (

@@ -31,10 +31,12 @@ export function pickLocale(language: string): Locale {
   return language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
 }
 
+/** `t(key, vars)` for the panel's strings; `t.locale` for what comes from elsewhere (tool titles, dates). */
 export function translator(locale: Locale) {
   const table: Record<MessageKey, string> = locale === 'zh-CN' ? ZH_CN : EN;
-  return (key: MessageKey, vars: Record<string, string | number> = {}): string =>
+  const translate = (key: MessageKey, vars: Record<string, string | number> = {}): string =>
     table[key].replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match));
+  return Object.assign(translate, { locale });
 }
 
 export type Translate = ReturnType<typeof translator>;

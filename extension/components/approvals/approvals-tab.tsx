@@ -1,3 +1,4 @@
+import { toolTitleIn } from '@nextai/shared';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
@@ -90,7 +91,7 @@ export function ApprovalsTab(props: PanelProps) {
               <li key={approval.id}>
                 <ApprovalCard
                   approval={approval}
-                  title={store.titleOf(approval.tool)}
+                  title={toolTitleIn(locale, approval.tool, store.titleOf(approval.tool))}
                   category={store.categoryOf(approval.tool)}
                   t={t}
                   locale={locale}

@@ -1,6 +1,6 @@
 import { memo } from 'react';
 
-import type { ToolInfo } from '@nextai/shared';
+import { toolTitleIn, type ToolInfo } from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
@@ -57,7 +57,7 @@ export const ToolCard = memo(function ToolCard({
   client: PanelClient;
   t: Translate;
 }) {
-  const title = item.observe ? t('chatObserved') : (info?.title ?? item.tool);
+  const title = item.observe ? t('chatObserved') : toolTitleIn(t.locale, item.tool, info?.title ?? item.tool);
   const params = shortParams(item.input);
   const riskKey = info ? RISK_KEYS[info.risk] : undefined;
   return (
