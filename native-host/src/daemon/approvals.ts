@@ -188,6 +188,7 @@ export class ApprovalQueue {
     this.events.append('approval.answered', {
       approval_id: id,
       call_id: updated.call_id,
+      ...(updated.run_id ? { run_id: updated.run_id } : {}),
       status,
       ...(scope ? { scope } : {}),
       by,
@@ -208,6 +209,7 @@ export class ApprovalQueue {
     this.events.append('approval.answered', {
       approval_id: id,
       call_id: approval.call_id,
+      ...(approval.run_id ? { run_id: approval.run_id } : {}),
       status: 'cancelled',
       by: 'nextai',
     });

@@ -38,6 +38,7 @@ export const EVENT_DATA_SCHEMAS = {
   'approval.answered': z.object({
     approval_id: z.string(),
     call_id: z.string(),
+    run_id: z.string().optional(),
     status: z.enum(['approved', 'denied', 'cancelled']),
     scope: z.enum(['once', 'run']).optional(),
     by: z.string(),
