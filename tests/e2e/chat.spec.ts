@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 
 import { chromium, expect, test, type Page } from '@playwright/test';
@@ -42,6 +43,8 @@ async function openChat(
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Page> {
   home = makeHome();
+  // Someone who has been through the first-run wizard: the panel opens on the chat.
+  fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }), { mode: 0o600 });
   server = await startFakeModelServer(script);
   const env: NodeJS.ProcessEnv = {
     ...home.env,
