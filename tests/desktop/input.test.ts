@@ -160,7 +160,8 @@ describe('key_press and hotkey', () => {
 
   it('ctrl+u erases the line and enter submits', async () => {
     const file = path.join(workDir, 'keys.txt');
-    await terminal('nx-keys-line', `IFS= read -r line; printf %s "$line" > ${file}`);
+    // Written aside and renamed: the file appears whole, never empty while the shell writes it.
+    await terminal('nx-keys-line', `IFS= read -r line; printf %s "$line" > ${file}.part && mv ${file}.part ${file}`);
     await callTool('type_text', handlers.type_text, { text: 'garbage', delay: 0 });
     await callTool('key_press', handlers.key_press, { keys: ['Control', 'U'] });
     await callTool('type_text', handlers.type_text, { text: 'kept', delay: 0 });
@@ -352,7 +353,10 @@ describe('type_text into a real xterm', () => {
   it('types ASCII symbols, Chinese, accents and emoji exactly', async () => {
     const file = path.join(workDir, 'line.txt');
     // No echo: xterm drawing CJK and emoji keeps the X server busy looking for fonts for seconds.
-    await terminal('nx-type-line', `stty -echo; IFS= read -r line; printf %s "$line" > ${file}`);
+    await terminal(
+      'nx-type-line',
+      `stty -echo; IFS= read -r line; printf %s "$line" > ${file}.part && mv ${file}.part ${file}`,
+    );
     const text = '~!@#$%^&*()_+{}|:"<>? `-=[]\\;\',./ 你好，世界 café ß 😀 end';
     const result = await callTool('type_text', handlers.type_text, { text: `${text}\n`, delay: 0 });
     expect(result).toMatchObject({ success: true, characters: [...text].length + 1 });
