@@ -140,7 +140,8 @@ export function toToolResult(outcome: ToolOutcome, options: ToolResultOptions): 
   return { type: 'tool_result', toolUseId: outcome.toolUseId, content };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

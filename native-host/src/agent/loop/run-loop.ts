@@ -3,7 +3,14 @@ import { AppError, getTool, toAppError, type EventData, type EventType, type Too
 import type { Logger } from '../../logger.js';
 import type { CallContext, ToolCallRequest } from '../../daemon/tool-gateway.js';
 import { abortableSleep } from '../providers/retry.js';
-import { planSummary, retainRecentImages, toToolResult, type ReadBlob, type ToolOutcome } from '../context.js';
+import {
+  isRecord,
+  planSummary,
+  retainRecentImages,
+  toToolResult,
+  type ReadBlob,
+  type ToolOutcome,
+} from '../context.js';
 import type {
   ImageBlock,
   Message,
@@ -132,6 +139,8 @@ export class RunLoop {
   private stopReason = 'stopped by the person';
   private state!: LoopState;
   private readonly incomingNotes: string[] = [];
+  /** Calls found after a restart that never ran (approval pending or refused, ask_user): their steps. */
+  private readonly reissued = new Map<string, number>();
   private started!: () => void;
 
   constructor(
@@ -343,7 +352,11 @@ export class RunLoop {
       const callId = typeof step.intent.call_id === 'string' ? step.intent.call_id : undefined;
       const call = callId === undefined ? undefined : pending?.calls.find((candidate) => candidate.id === callId);
       if (call && pending && !pending.results.some((result) => result.toolUseId === call.id)) {
-        if (this.canAskAgain(call, callId as string)) continue; // executePending re-issues it on this step
+        if (this.canAskAgain(call, callId as string)) {
+          // executePending asks again on this step, whose intent is already written.
+          this.reissued.set(call.id, step.step);
+          continue;
+        }
         this.services.runs.recordResult(this.runId, step.step, { ok: false, outcome: 'unknown' });
         pending.results.push({
           type: 'tool_result',
@@ -537,7 +550,7 @@ export class RunLoop {
           text += event.text;
           this.emit('run.text', { run_id: this.runId, step, delta: event.text });
         } else if (event.type === 'tool_call') {
-          const input = isPlainObject(event.input) ? event.input : {};
+          const input = isRecord(event.input) ? event.input : {};
           calls.push({ type: 'tool_use', id: event.id, name: event.name, input });
           if (event.parseError !== undefined) parseErrors[event.id] = event.parseError;
         } else {
@@ -552,7 +565,7 @@ export class RunLoop {
       }
       if (this.turnAbort.signal.aborted) {
         // A steer arrived: ask again with it.
-        this.services.runs.recordStep(this.runId, step, intent, { interrupted: 'steer' });
+        this.commit({ step, intent, result: { interrupted: 'steer' } });
         this.emit('run.step', {
           run_id: this.runId,
           step,
@@ -561,7 +574,6 @@ export class RunLoop {
           ok: false,
           summary: 'restarted with the new instruction',
         });
-        this.checkpoint();
         return 'restart';
       }
       const appError = toAppError(error, 'UNAVAILABLE');
@@ -648,10 +660,11 @@ export class RunLoop {
     const attempt = checkAttempt(this.state.failures, key);
     if (!attempt.allowed) return errorBlock(attempt.message);
 
-    // A call re-asked after a restart keeps its step (its intent is already written).
-    const existing = this.services.runs.stepsWithoutResult(this.runId).find((step) => step.intent.call_id === call.id);
+    // A call asked again after a restart keeps its step (its intent is already written).
+    const existing = this.reissued.get(call.id);
+    this.reissued.delete(call.id);
     const step =
-      existing?.step ?? this.beginStep({ kind: 'tool_call', tool: call.name, call_id: call.id, input: call.input });
+      existing ?? this.beginStep({ kind: 'tool_call', tool: call.name, call_id: call.id, input: call.input });
     const input = call.input as Record<string, unknown>;
     this.emit('run.step', {
       run_id: this.runId,
@@ -829,11 +842,6 @@ export class RunLoop {
     this.checkpoint();
   }
 
-  /** Appends a note (an answer to a question) for the model's next turn. */
-  addNote(text: string): void {
-    this.incomingNotes.push(text);
-  }
-
   // -------------------------------------------------------------------------------------------
 
   private finish(text: string, step: FinishedStep): void {
@@ -846,10 +854,6 @@ export class RunLoop {
     this.services.recordAnswer(this.run, answer);
     this.transition('finished');
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toOutcome(call: ToolUseBlock, result: ToolResult): ToolOutcome {
