@@ -29,6 +29,29 @@ export function makeFirefoxHome(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'nx-ffhome-'));
 }
 
+/**
+ * Waits for the panel's first render. While the tab swaps about:blank for the extension's page,
+ * an evaluation can land in the realm being torn down and fail with a protocol error ("right-hand
+ * side of 'in' should be an object, got null") instead of returning false; such a failure means
+ * "not yet", so the wait starts again until the deadline. A timeout is still a failure.
+ */
+async function waitThroughNavigation(page: Page, navigationError: () => Error | undefined): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await page.waitForFunction(() => document.querySelector('[data-testid="connection-status"]') !== null, {
+        timeout: Math.max(1, deadline - Date.now()),
+      });
+      break;
+    } catch (error) {
+      const transient = error instanceof Error && /protocol error/i.test(`${error.message} ${String(error.cause)}`);
+      if (!transient || Date.now() >= deadline) throw error;
+    }
+  }
+  const failure = navigationError();
+  if (failure) throw failure;
+}
+
 export interface FirefoxOptions {
   /** The language pages see in navigator.language (the add-on's pages follow it), e.g. 'zh-CN'. */
   language?: string;
@@ -66,10 +89,7 @@ export async function launchFirefoxWithExtension(
       void page.goto(url).catch((error: Error) => {
         if (!/detached/i.test(error.message)) navigationError = error;
       });
-      await page.waitForFunction(() => document.querySelector('[data-testid="connection-status"]') !== null, {
-        timeout: 30_000,
-      });
-      if (navigationError) throw navigationError;
+      await waitThroughNavigation(page, () => navigationError);
       return page;
     },
     close: async () => {
