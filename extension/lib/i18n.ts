@@ -4,6 +4,8 @@
  * side by side; the type check refuses a key missing in either language. The page follows the
  * browser language unless the person chose one in settings.
  */
+import type { Locale } from '@nextai/shared';
+
 import * as activity from './messages/activity.js';
 import * as approvals from './messages/approvals.js';
 import * as base from './messages/base.js';
@@ -24,8 +26,7 @@ const ZH_CN: Record<MessageKey, string> = {
   ...contextMenu.zhCN,
 };
 
-export const LOCALES = ['en', 'zh-CN'] as const;
-export type Locale = (typeof LOCALES)[number];
+export { LOCALES, type Locale } from '@nextai/shared';
 
 export function pickLocale(language: string): Locale {
   return language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';

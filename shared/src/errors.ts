@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { messageTranslationsSchema, type Localized, type MessageTranslations } from './i18n.js';
+
 /**
  * Stable error codes. The string is what programs match on (it never changes once released);
  * the number is the JSON-RPC `error.code` the string travels with. Standard JSON-RPC errors keep
@@ -61,6 +63,7 @@ export const wireErrorSchema = z.object({
     .object({
       code: z.string(),
       details: z.unknown().optional(),
+      translations: messageTranslationsSchema.optional(),
     })
     .loose()
     .optional(),
@@ -75,22 +78,32 @@ export class AppError extends Error {
   override readonly name = 'AppError';
   readonly code: ErrorCode;
   readonly details: unknown;
+  /** The message in the panel's other languages, when it is one a person is shown (a run's failure). */
+  readonly translations: MessageTranslations | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** `message` is English, or every shipped language (see i18n.ts), English being the message. */
+  constructor(
+    code: ErrorCode,
+    message: string | Localized,
+    options: { cause?: unknown; details?: unknown; translations?: MessageTranslations | undefined } = {},
+  ) {
+    const english = typeof message === 'string' ? message : message.en;
+    super(english, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;
+    this.translations = typeof message === 'string' ? options.translations : { 'zh-CN': message['zh-CN'] };
   }
 
   toWire(): WireError {
-    const data: { code: string; details?: unknown } = { code: this.code };
+    const data: { code: string; details?: unknown; translations?: MessageTranslations } = { code: this.code };
     if (this.details !== undefined) data.details = this.details;
+    if (this.translations !== undefined) data.translations = this.translations;
     return { code: ERROR_CODES[this.code], message: this.message, data };
   }
 
   static fromWire(error: WireError): AppError {
     const code = isErrorCode(error.data?.code) ? error.data.code : codeForNumber(error.code);
-    return new AppError(code, error.message, { details: error.data?.details });
+    return new AppError(code, error.message, { details: error.data?.details, translations: error.data?.translations });
   }
 }
 

@@ -1,5 +1,6 @@
 export * from './constants.js';
 export * from './errors.js';
+export * from './i18n.js';
 export * from './protocol/chunking.js';
 export * from './protocol/events.js';
 export * from './protocol/jsonrpc.js';

@@ -64,6 +64,8 @@ export function ApprovalCard({ approval, title, category, t, locale, connected, 
   const messageId = useId();
   const risk = riskLabel(approval.risk, t);
   const canApproveForRun = approval.complete && approval.run_id !== null && !approval.per_call;
+  // The daemon's own words in the panel's language; requests older than translations show English.
+  const localized = locale === 'en' ? undefined : approval.translations[locale];
   const disabled = busy || !connected;
 
   const answer = async (choice: AnswerChoice) => {
@@ -142,15 +144,15 @@ export function ApprovalCard({ approval, title, category, t, locale, connected, 
       <section className="approval-section approval-why" aria-label={t('approvalsWhy')}>
         <h4>{t('approvalsWhy')}</h4>
         <p className="approval-reason" data-testid="approval-reason">
-          {approval.reason}
+          {localized?.reason ?? approval.reason}
         </p>
         <p className="approval-layer" data-testid="approval-layer">
           {t('approvalsLayer', { layer: layerTitle(approval.layer, locale) })}
         </p>
         {approval.findings.length > 0 && (
           <ul className="approval-findings" aria-label={t('approvalsFindings')} data-testid="approval-findings">
-            {approval.findings.map((finding) => (
-              <li key={finding}>{finding}</li>
+            {approval.findings.map((finding, index) => (
+              <li key={finding}>{localized?.findings[index] ?? finding}</li>
             ))}
           </ul>
         )}

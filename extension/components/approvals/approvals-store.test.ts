@@ -19,6 +19,7 @@ function approval(id: string): Approval {
     layer: 'project_policy',
     reason: 'Shell commands need approval.',
     findings: [],
+    translations: {},
     per_call: false,
     status: 'pending',
     scope: null,

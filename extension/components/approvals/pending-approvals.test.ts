@@ -17,6 +17,7 @@ function approval(id: string, created = '2026-01-01T00:00:00.000Z'): Approval {
     layer: 'project_policy',
     reason: 'Shell commands need approval.',
     findings: [],
+    translations: {},
     per_call: false,
     status: 'pending',
     scope: null,

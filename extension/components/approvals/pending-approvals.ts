@@ -1,4 +1,10 @@
-import type { Approval, DaemonEvent } from '@nextai/shared';
+import type { Approval, DaemonEvent, DecisionTranslations, MessageTranslations } from '@nextai/shared';
+
+/** What an `approval.requested` event says in other languages: the reason (findings come with the full request). */
+function reasonOnly(translations: MessageTranslations | undefined): DecisionTranslations {
+  const zh = translations?.['zh-CN'];
+  return zh === undefined ? {} : { 'zh-CN': { reason: zh, findings: [] } };
+}
 
 /** A pending request as known so far: from `approvals.list` (complete) or only from its event. */
 export interface PendingApproval extends Approval {
@@ -86,6 +92,7 @@ export class PendingApprovals {
         risk: string;
         layer: string;
         reason: string;
+        reason_translations?: MessageTranslations;
       };
       if (this.answered.has(data.approval_id) || this.entries.has(data.approval_id)) return;
       this.entries.set(data.approval_id, {
@@ -103,6 +110,7 @@ export class PendingApprovals {
           layer: data.layer,
           reason: data.reason,
           findings: [],
+          translations: reasonOnly(data.reason_translations),
           per_call: false,
           status: 'pending',
           scope: null,

@@ -1,6 +1,6 @@
 import { memo, useState, type FormEvent } from 'react';
 
-import { toAppError, type RunView, type ToolInfo } from '@nextai/shared';
+import { inLocale, toAppError, type RunView, type ToolInfo } from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
@@ -148,7 +148,7 @@ function Item({
             ? t('chatNoteSummary')
             : item.note === 'steer_restart'
               ? t('chatNoteSteerRestart')
-              : t('chatNoteModelFailed', { message: item.text ?? '' })}
+              : t('chatNoteModelFailed', { message: inLocale(item.text ?? '', item.textTranslations, t.locale) })}
         </p>
       );
   }
@@ -169,9 +169,9 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
       <p className="run-end-line">{parts.join(' · ')}</p>
       {run.error && (
         <p className="run-error" data-testid="run-error">
-          {run.error.code === 'LIMIT_REACHED'
-            ? t('chatErrorLimit', { message: run.error.message })
-            : t('chatErrorFailed', { message: run.error.message })}
+          {t(run.error.code === 'LIMIT_REACHED' ? 'chatErrorLimit' : 'chatErrorFailed', {
+            message: inLocale(run.error.message, run.error.translations, t.locale),
+          })}
         </p>
       )}
     </div>

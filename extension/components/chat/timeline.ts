@@ -5,6 +5,7 @@ import {
   RUN_EVENT_SCHEMAS,
   type DaemonEvent,
   type EventData,
+  type MessageTranslations,
   type RunView,
   type runStepViewSchema,
   type sessionMessageViewSchema,
@@ -32,6 +33,8 @@ export type TimelineItem =
       input: Record<string, unknown>;
       status: StepStatus;
       summary?: string | undefined;
+      /** `summary` in the panel's other languages, when the daemon wrote it for people (a refusal). */
+      summaryTranslations?: MessageTranslations | undefined;
       errorCode?: string | undefined;
       durationMs?: number | undefined;
       attempt?: number | undefined;
@@ -40,7 +43,14 @@ export type TimelineItem =
       /** An observation after acting (the loop's own screenshot), not a call the model made. */
       observe: boolean;
     }
-  | { kind: 'note'; step: number; time: string; note: 'summary' | 'model_failed' | 'steer_restart'; text?: string }
+  | {
+      kind: 'note';
+      step: number;
+      time: string;
+      note: 'summary' | 'model_failed' | 'steer_restart';
+      text?: string;
+      textTranslations?: MessageTranslations | undefined;
+    }
   | { kind: 'user'; step: number; time: string; text: string; role: 'steer' | 'answer'; answerTo?: string };
 
 export interface RunTimeline {
@@ -59,6 +69,12 @@ function dataOf<T extends keyof typeof RUN_EVENT_SCHEMAS>(event: DaemonEvent, ty
 
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The `translations` of a stored error, when it has Chinese. */
+function translationsIn(error: Record<string, unknown>): MessageTranslations | undefined {
+  const translations = record(error.translations);
+  return typeof translations['zh-CN'] === 'string' ? { 'zh-CN': translations['zh-CN'] } : undefined;
 }
 
 /** Up to 200 characters of a tool's output: its fields but the image and bulky content (as the daemon's summary). */
@@ -91,6 +107,7 @@ export function itemsFromSteps(run: RunView, steps: readonly RunStepView[]): Map
           time,
           note: 'model_failed',
           text: typeof error.message === 'string' ? error.message : undefined,
+          textTranslations: translationsIn(error),
         });
       } else if (typeof result.text === 'string' && result.text.trim() !== '') {
         items.set(step.step, { kind: 'text', step: step.step, time, text: result.text, streaming: false });
@@ -122,6 +139,7 @@ export function itemsFromSteps(run: RunView, steps: readonly RunStepView[]): Map
             : status === 'ok'
               ? summariseOutput(result.output)
               : undefined,
+        summaryTranslations: status === 'failed' ? translationsIn(error) : undefined,
         errorCode: typeof error.code === 'string' ? error.code : undefined,
         durationMs: typeof result.duration_ms === 'number' ? result.duration_ms : undefined,
         image: typeof output.image === 'string' && output.image.startsWith('blob:') ? output.image : undefined,
@@ -155,7 +173,10 @@ export function buildTimeline(
       // Keep the summary the daemon made for a finished tool call.
       const data = dataOf(event, 'run.step');
       const item = timeline.items.get(step);
-      if (data?.phase === 'finished' && item?.kind === 'tool' && data.summary) item.summary = data.summary;
+      if (data?.phase === 'finished' && item?.kind === 'tool' && data.summary) {
+        item.summary = data.summary;
+        item.summaryTranslations = data.summary_translations;
+      }
       timeline.lastSeq = Math.max(timeline.lastSeq, event.seq);
       continue;
     }
@@ -217,7 +238,14 @@ export function applyEvent(timeline: RunTimeline, event: DaemonEvent, options: {
         if (item?.kind === 'text') items.set(step.step, { ...item, streaming: false });
         if (step.ok === false) {
           const note = step.summary === 'restarted with the new instruction' ? 'steer_restart' : 'model_failed';
-          items.set(step.step, { kind: 'note', step: step.step, time: event.time, note, text: step.summary });
+          items.set(step.step, {
+            kind: 'note',
+            step: step.step,
+            time: event.time,
+            note,
+            text: step.summary,
+            textTranslations: step.summary_translations,
+          });
         }
       }
       return true;
@@ -237,6 +265,7 @@ export function applyEvent(timeline: RunTimeline, event: DaemonEvent, options: {
       input: step.input ?? previous?.input ?? {},
       status: step.phase === 'started' ? 'running' : step.ok === false ? 'failed' : 'ok',
       summary: step.summary ?? previous?.summary,
+      summaryTranslations: step.summary_translations ?? previous?.summaryTranslations,
       errorCode: step.error_code ?? previous?.errorCode,
       durationMs: step.duration_ms ?? previous?.durationMs,
       attempt: step.attempt ?? previous?.attempt,

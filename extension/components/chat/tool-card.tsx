@@ -1,6 +1,6 @@
 import { memo } from 'react';
 
-import { toolTitleIn, type ToolInfo } from '@nextai/shared';
+import { inLocale, toolTitleIn, type ToolInfo } from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
@@ -91,7 +91,9 @@ export const ToolCard = memo(function ToolCard({
       {(item.summary || item.status !== 'ok') && (
         <p className={`tool-result ${item.status === 'failed' ? 'tool-result-failed' : ''}`} data-testid="tool-result">
           {item.status === 'failed' && item.errorCode ? `${item.errorCode}: ` : ''}
-          {item.summary ? oneLine(item.summary, 240) : t(STATUS_KEYS[item.status])}
+          {item.summary
+            ? oneLine(inLocale(item.summary, item.summaryTranslations, t.locale), 240)
+            : t(STATUS_KEYS[item.status])}
         </p>
       )}
       {item.image && <BlobThumbnail client={client} reference={item.image} label={title} t={t} />}

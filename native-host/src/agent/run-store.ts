@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type RunStateName } from '@nextai/shared';
+import { AppError, type MessageTranslations, type RunStateName } from '@nextai/shared';
 
 import type { Statement } from 'better-sqlite3';
 
@@ -8,6 +8,13 @@ import type { Db } from '../daemon/database.js';
 
 /** The states of shared/'s protocol (RUN_STATES): the wire and the table speak the same names. */
 export type RunState = RunStateName;
+
+/** Why a run failed; `translations` holds the message in the panel's other languages. */
+export interface RunError {
+  code: string;
+  message: string;
+  translations?: MessageTranslations;
+}
 
 /**
  * `queued → running ⇄ waiting_user / waiting_approval / paused → finished | failed | stopped`.
@@ -46,7 +53,7 @@ export interface RunRecord {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
-  error: { code: string; message: string } | null;
+  error: RunError | null;
   /** The agent's final answer, once finished. */
   result: string | null;
   /** The model the run uses (recorded at its first model call). */
@@ -100,6 +107,7 @@ interface RunRow {
   finished_at: string | null;
   error_code: string | null;
   error: string | null;
+  error_translations: string | null;
   result: string | null;
   model: string | null;
   turns: number;
@@ -223,7 +231,7 @@ export class RunStore {
    * Moves a run to `to`; an illegal move throws and changes nothing. Entering `failed` can carry
    * the error that ended the run.
    */
-  transition(id: string, to: RunState, error?: { code: string; message: string }): RunRecord {
+  transition(id: string, to: RunState, error?: RunError): RunRecord {
     const move = this.db.transaction(() => {
       const from = this.get(id).state;
       const allowed = RUN_TRANSITIONS[from];
@@ -235,9 +243,18 @@ export class RunStore {
       }
       const time = this.now();
       this.statement(
-        `UPDATE runs SET state = ?, updated_at = ?, finished_at = ?, error_code = ?, error = ?
+        `UPDATE runs SET state = ?, updated_at = ?, finished_at = ?, error_code = ?, error = ?, error_translations = ?
            WHERE id = ? AND state = ?`,
-      ).run(to, time, ENDED.includes(to) ? time : null, error?.code ?? null, error?.message ?? null, id, from);
+      ).run(
+        to,
+        time,
+        ENDED.includes(to) ? time : null,
+        error?.code ?? null,
+        error?.message ?? null,
+        error?.translations ? JSON.stringify(error.translations) : null,
+        id,
+        from,
+      );
     });
     durably(this.db, move);
     return this.get(id);
@@ -440,8 +457,7 @@ function toRun(row: RunRow): RunRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
-    error:
-      row.error_code !== null || row.error !== null ? { code: row.error_code ?? '', message: row.error ?? '' } : null,
+    error: row.error_code !== null || row.error !== null ? runErrorOf(row) : null,
     result: row.result,
     model: row.model,
     turns: row.turns,
@@ -458,4 +474,10 @@ function toStep(row: StepRow): StepRecord {
     intentAt: row.intent_at,
     resultAt: row.result_at,
   };
+}
+
+function runErrorOf(row: RunRow): RunError {
+  const error: RunError = { code: row.error_code ?? '', message: row.error ?? '' };
+  if (row.error_translations !== null) error.translations = JSON.parse(row.error_translations) as MessageTranslations;
+  return error;
 }

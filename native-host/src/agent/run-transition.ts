@@ -1,6 +1,6 @@
 import type { EventData, EventType } from '@nextai/shared';
 
-import type { RunState, RunStore } from './run-store.js';
+import type { RunError, RunState, RunStore } from './run-store.js';
 
 export interface RunEvents {
   append<T extends EventType>(type: T, data: EventData<T>): unknown;
@@ -16,7 +16,7 @@ export function transitionRun(
   events: RunEvents,
   runId: string,
   to: RunState,
-  extra: { reason?: string | undefined; error?: { code: string; message: string } | undefined } = {},
+  extra: { reason?: string | undefined; error?: RunError | undefined } = {},
 ): void {
   const previous = runs.get(runId).state;
   if (previous === to) return;

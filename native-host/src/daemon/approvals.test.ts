@@ -23,6 +23,7 @@ const decision = (perCall = false): Decision => ({
   layer: perCall ? 'sensitive_operation' : 'project_policy',
   reason: 'asks first',
   trail: [],
+  translations: { 'zh-CN': { reason: '先问你', findings: [] } },
   findings: perCall ? ['deletes files recursively'] : [],
   per_call: perCall,
 });

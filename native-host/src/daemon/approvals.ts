@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type Approval, type Decision } from '@nextai/shared';
+import { AppError, type Approval, type Decision, type DecisionTranslations } from '@nextai/shared';
 
 import { canonicalJson } from './audit/chain.js';
 import type { Db } from './database.js';
@@ -34,6 +34,7 @@ interface ApprovalRow {
   layer: string;
   reason: string;
   findings: string;
+  translations: string;
   per_call: number;
   status: Approval['status'];
   scope: Approval['scope'];
@@ -61,8 +62,8 @@ export class ApprovalQueue {
     const { decision } = request;
     this.db
       .prepare(
-        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, per_call, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, translations, per_call, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
       )
       .run(
         id,
@@ -77,6 +78,7 @@ export class ApprovalQueue {
         decision.layer,
         decision.reason,
         JSON.stringify(decision.findings),
+        JSON.stringify(decision.translations),
         decision.per_call ? 1 : 0,
       );
     this.events.append('approval.requested', {
@@ -87,6 +89,9 @@ export class ApprovalQueue {
       risk: decision.risk,
       layer: decision.layer,
       reason: decision.reason,
+      ...(decision.translations['zh-CN']
+        ? { reason_translations: { 'zh-CN': decision.translations['zh-CN'].reason } }
+        : {}),
     });
     return this.get(id);
   }
@@ -288,6 +293,7 @@ function toApproval(row: ApprovalRow): Approval {
     ...row,
     input: JSON.parse(row.input) as Record<string, unknown>,
     findings: JSON.parse(row.findings) as string[],
+    translations: JSON.parse(row.translations) as DecisionTranslations,
     per_call: row.per_call === 1,
   };
 }

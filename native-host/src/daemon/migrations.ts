@@ -198,4 +198,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX run_images_by_run ON run_images (run_id);
     `,
   },
+  {
+    version: 6,
+    name: 'what people are shown, in the panel languages besides English',
+    sql: `
+      -- JSON: { "zh-CN": { "reason": …, "findings": [...] } }. Rows from before stay '{}' and show in English.
+      ALTER TABLE approvals ADD COLUMN translations TEXT NOT NULL DEFAULT '{}';
+      -- JSON: { "zh-CN": "…" }, the error that ended a run; NULL shows its English message.
+      ALTER TABLE runs ADD COLUMN error_translations TEXT;
+    `,
+  },
 ];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { AppError, type RiskLevel } from '@nextai/shared';
+import { AppError, verbatim, type RiskLevel } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../logger.js';
@@ -66,7 +66,7 @@ function gateway(handlers: Partial<HostHandlers> = {}): ToolGateway {
     audit: { append: (entry) => audited.push(entry) },
     emergency: () => emergency,
     assess: (): Assessment => ({
-      analysis: { risk: assessment.risk, findings: assessment.findings },
+      analysis: { risk: assessment.risk, findings: assessment.findings.map(verbatim) },
       guards: assessment.guards,
     }),
     notify: async (title) => {
@@ -113,7 +113,9 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
 
   it('blocks what a guard forbids, under any template, and runs nothing', async () => {
     policy.setTemplate('full-auto');
-    assessment.guards = [{ block: true, risk: 'critical', layer: 'protected_files', reason: "NextAI's own files." }];
+    assessment.guards = [
+      { block: true, risk: 'critical', layer: 'protected_files', reason: verbatim("NextAI's own files.") },
+    ];
     let ran = false;
     const result = await gateway({
       system_info: async () => {

@@ -2,19 +2,24 @@ import { randomUUID } from 'node:crypto';
 
 import {
   AppError,
+  DECISION_LAYER_TITLES,
   TOOL_CATALOG,
   TOOL_NAMES,
   describeZodError,
   getTool,
+  say,
   toAppError,
+  translationsOf,
   toInputJsonSchema,
   toMcpAnnotations,
   type AnyTool,
   type Decision,
   type ErrorCode,
   type GrantedToolSet,
+  type Localized,
   type Platform,
   type PromptRules,
+  type ToolError,
   type ToolInfo,
   type ToolOutcome,
   type ToolResult,
@@ -183,7 +188,16 @@ export class ToolGateway {
 
     if (decision.action === 'always_block') {
       const code = decision.layer === 'emergency_stop' ? 'EMERGENCY_STOPPED' : 'POLICY_BLOCKED';
-      return finish(failure(code, `Blocked (${decision.layer}): ${decision.reason}`));
+      const zh = decision.translations['zh-CN']?.reason ?? decision.reason;
+      return finish(
+        failure(
+          code,
+          say(
+            `Blocked (${decision.layer}): ${decision.reason}`,
+            `已阻止（${DECISION_LAYER_TITLES[decision.layer]['zh-CN']}）：${zh}`,
+          ),
+        ),
+      );
     }
     if (decision.action === 'require_approval') {
       // A run resumed after a restart repeats its call: it gets the answer given (or still to be
@@ -217,11 +231,27 @@ export class ToolGateway {
         details: { approval_id: approval.id },
       });
       if (answer.status === 'denied') {
-        const said = answer.message ? ` They said: "${answer.message}"` : '';
-        return finish(failure('APPROVAL_DENIED', `The person denied this ${tool.name} call.${said}`));
+        const said = answer.message;
+        return finish(
+          failure(
+            'APPROVAL_DENIED',
+            say(
+              `The person denied this ${tool.name} call.${said ? ` They said: "${said}"` : ''}`,
+              `你拒绝了这次 ${tool.name} 调用。${said ? `你说：“${said}”` : ''}`,
+            ),
+          ),
+        );
       }
       if (answer.status === 'cancelled') {
-        return finish(failure('APPROVAL_CANCELLED', `The approval request was closed unanswered (${answer.message}).`));
+        return finish(
+          failure(
+            'APPROVAL_CANCELLED',
+            say(
+              `The approval request was closed unanswered (${answer.message}).`,
+              `审批请求在回答前被关闭（${answer.message}）。`,
+            ),
+          ),
+        );
       }
     }
     if (decision.action === 'notify_only') {
@@ -236,8 +266,12 @@ export class ToolGateway {
     // The emergency stop may have been pressed while the call waited for a person.
     const emergency = this.options.emergency();
     if (emergency.active) {
+      const why = emergency.reason;
       return finish(
-        failure('EMERGENCY_STOPPED', `The emergency stop is on (${emergency.reason ?? 'no reason given'}).`),
+        failure(
+          'EMERGENCY_STOPPED',
+          say(`The emergency stop is on (${why ?? 'no reason given'}).`, `紧急停止已开启（${why ?? '未说明原因'}）。`),
+        ),
       );
     }
 
@@ -350,7 +384,9 @@ export class ToolGateway {
       return await Promise.race([work, aborted]);
     } catch (error) {
       const appError = toAppError(error, 'TOOL_FAILED');
-      return failure(appError.code, appError.message, appError.details);
+      const outcome = failure(appError.code, appError.message, appError.details);
+      if (!outcome.ok && appError.translations) outcome.error.translations = appError.translations;
+      return outcome;
     } finally {
       context.cancel?.removeEventListener('abort', onCancel);
       void running.done.then(() => this.running.delete(running));
@@ -417,6 +453,12 @@ export class ToolGateway {
   }
 }
 
-function failure(code: ErrorCode, message: string, details?: unknown): ToolOutcome {
-  return { ok: false, error: details === undefined ? { code, message } : { code, message, details } };
+/** A failed call; a message written for people too (a policy refusal) carries its translations. */
+function failure(code: ErrorCode, message: string | Localized, details?: unknown): ToolOutcome {
+  const error: ToolError =
+    typeof message === 'string'
+      ? { code, message }
+      : { code, message: message.en, translations: translationsOf(message) };
+  if (details !== undefined) error.details = details;
+  return { ok: false, error };
 }

@@ -48,7 +48,7 @@ describe('bash_execute is judged where its session is', () => {
   it('takes relative paths from the session’s current directory', () => {
     const inEtc = run({ command: 'rm passwd' }, () => '/etc');
     expect(inEtc.analysis.risk).toBe('critical');
-    expect(inEtc.analysis.findings.join('\n')).toContain('/etc/passwd');
+    expect(inEtc.analysis.findings.map((finding) => finding.en).join('\n')).toContain('/etc/passwd');
 
     const inHome = run({ command: 'rm passwd' }, () => home);
     expect(inHome.analysis.risk).not.toBe('critical');
@@ -75,7 +75,7 @@ describe('bash_execute is judged where its session is', () => {
   it('resolves a relative working_dir against the session’s directory', () => {
     const relative = run({ command: 'rm passwd', working_dir: 'etc' }, () => '/');
     expect(relative.analysis.risk).toBe('critical');
-    expect(relative.analysis.findings.join('\n')).toContain('/etc/passwd');
+    expect(relative.analysis.findings.map((finding) => finding.en).join('\n')).toContain('/etc/passwd');
 
     const fromHome = run({ command: 'rm passwd', working_dir: 'Projects' }, () => '/');
     expect(fromHome.analysis.risk).not.toBe('critical');
@@ -109,7 +109,7 @@ describe.skipIf(currentPlatform() !== 'linux')('the daemon’s wiring to the rea
       expect(tools.terminalCwd('no-such-session')).toBeUndefined();
       const assessment = assessInput(tool('bash_execute'), { command: 'rm passwd' }, env);
       expect(assessment.analysis.risk).toBe('critical');
-      expect(assessment.analysis.findings.join('\n')).toContain('/etc/passwd');
+      expect(assessment.analysis.findings.map((finding) => finding.en).join('\n')).toContain('/etc/passwd');
     } finally {
       await tools.dispose();
     }
@@ -181,14 +181,14 @@ describe('delete_file judges a symlink where it is, not where it points', () => 
     for (const target of ['~/.ssh/id_rsa', '~/Projects/link-ssh/id_rsa']) {
       const assessment = assess('delete_file', { path: target });
       expect(blocked(assessment), target).toBe(true);
-      expect(assessment.guards.map((guard) => guard.reason).join('\n')).toMatch(/denied pattern/);
+      expect(assessment.guards.map((guard) => guard.reason.en).join('\n')).toMatch(/denied pattern/);
     }
   });
 
   it('refuses a link outside the allowed folders, though its target is inside', () => {
     const assessment = assess('delete_file', { path: at('outside/link-in') });
     expect(blocked(assessment)).toBe(true);
-    expect(assessment.guards[0]?.reason).toMatch(/outside the folders NextAI may use/);
+    expect(assessment.guards[0]?.reason.en).toMatch(/outside the folders NextAI may use/);
   });
 
   it('lets a link in an allowed folder be deleted wherever it points', () => {

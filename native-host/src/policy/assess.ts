@@ -1,4 +1,12 @@
-import { higherRisk, type AnyTool, type GrantedToolSet, type Platform, type RiskLevel } from '@nextai/shared';
+import {
+  higherRisk,
+  say,
+  type AnyTool,
+  type GrantedToolSet,
+  type Localized,
+  type Platform,
+  type RiskLevel,
+} from '@nextai/shared';
 
 import { supportedShells } from '../tools/terminal/shells.js';
 import { lexicalAbsolute } from './guards/paths.js';
@@ -7,16 +15,16 @@ import type { GuardVerdict, ShellGuards } from './verdicts.js';
 /** What the shell analyser reports (see policy/shell). */
 export interface ShellAnalysisLike {
   risk: RiskLevel;
-  findings: { risk: RiskLevel; reason: string }[];
-  blocked?: { layer: GuardVerdict['layer']; reason: string } | undefined;
+  findings: { risk: RiskLevel; reason: Localized }[];
+  blocked?: { layer: GuardVerdict['layer']; reason: Localized } | undefined;
 }
 
 export interface FileCheck {
   allowed: boolean;
   real: string;
   layer?: 'protected_files' | 'filesystem' | undefined;
-  reason?: string | undefined;
-  sensitive?: string | undefined;
+  reason?: Localized | undefined;
+  sensitive?: Localized | undefined;
 }
 
 /** The guards and analysers an assessment uses; the daemon wires in the real ones. */
@@ -41,17 +49,29 @@ export interface AssessEnv {
   checkDomain(
     url: string,
     restrictions?: { allowed_domains?: string[] },
-  ): { allowed: boolean; reason?: string | undefined };
-  checkApp(nameOrTitle: string): { allowed: boolean; reason?: string | undefined };
+  ): { allowed: boolean; reason?: Localized | undefined };
+  checkApp(nameOrTitle: string): { allowed: boolean; reason?: Localized | undefined };
   shellGuards: ShellGuards;
   analyzeShell(command: string, guards: ShellGuards, options: { cwd: string; homeDir: string }): ShellAnalysisLike;
 }
 
 export interface Assessment {
   /** Risk from what the input does, and why; it only ever raises the tool's default. */
-  analysis: { risk: RiskLevel; findings: string[] };
+  analysis: { risk: RiskLevel; findings: Localized[] };
   guards: GuardVerdict[];
 }
+
+const FILE_VERBS = {
+  reads: say('reads', '读取'),
+  searches: say('searches', '搜索'),
+  watches: say('watches', '监视'),
+  writes: say('writes', '写入'),
+  edits: say('edits', '编辑'),
+  creates: say('creates', '创建'),
+  deletes: say('deletes', '删除'),
+  uploads: say('uploads', '上传'),
+} satisfies Record<string, Localized>;
+type FileVerb = keyof typeof FILE_VERBS;
 
 /** Shells, interpreters and terminals: launching one with arguments runs a command. */
 const COMMAND_RUNNERS = new Set([
@@ -71,10 +91,10 @@ export function assessInput(
   env: AssessEnv,
   grant?: GrantedToolSet,
 ): Assessment {
-  const findings: string[] = [];
+  const findings: Localized[] = [];
   const guards: GuardVerdict[] = [];
   let risk: RiskLevel = 'low';
-  const raise = (level: RiskLevel, reason: string) => {
+  const raise = (level: RiskLevel, reason: Localized) => {
     risk = higherRisk(risk, level);
     findings.push(reason);
   };
@@ -82,7 +102,8 @@ export function assessInput(
   const domains = grant?.restrictions?.allowed_domains;
   const fileRestrictions = dirs ? { allowed_directories: dirs } : undefined;
 
-  const file = (value: unknown, access: 'read' | 'write', what: string, options?: { followFinal?: boolean }) => {
+  const file = (value: unknown, access: 'read' | 'write', what: FileVerb, options?: { followFinal?: boolean }) => {
+    const verb = FILE_VERBS[what];
     if (typeof value !== 'string') return;
     let verdict: FileCheck;
     try {
@@ -93,7 +114,10 @@ export function assessInput(
         block: true,
         risk: 'critical',
         layer: 'filesystem',
-        reason: `${what} ${JSON.stringify(value)}: ${(error as Error).message}`,
+        reason: say(
+          `${verb.en} ${JSON.stringify(value)}: ${(error as Error).message}`,
+          `${verb['zh-CN']} ${JSON.stringify(value)}：${(error as Error).message}`,
+        ),
       });
       return;
     }
@@ -102,10 +126,19 @@ export function assessInput(
         block: true,
         risk: 'critical',
         layer: verdict.layer ?? 'filesystem',
-        reason: verdict.reason ?? `${what} ${value} is outside the folders NextAI may use.`,
+        reason:
+          verdict.reason ??
+          say(
+            `${verb.en} ${value} is outside the folders NextAI may use.`,
+            `${verb['zh-CN']} ${value}：不在 NextAI 可以使用的目录中。`,
+          ),
       });
     } else if (verdict.sensitive) {
-      raise('critical', `${what} ${verdict.real}: ${verdict.sensitive}`);
+      const sensitive = verdict.sensitive;
+      raise(
+        'critical',
+        say(`${verb.en} ${verdict.real}: ${sensitive.en}`, `${verb['zh-CN']} ${verdict.real}：${sensitive['zh-CN']}`),
+      );
     }
   };
   const url = (value: unknown) => {
@@ -116,7 +149,7 @@ export function assessInput(
         block: true,
         risk: 'critical',
         layer: 'network',
-        reason: verdict.reason ?? `${value} is not allowed.`,
+        reason: verdict.reason ?? say(`${value} is not allowed.`, `不允许访问 ${value}。`),
       });
     }
   };
@@ -128,7 +161,7 @@ export function assessInput(
         block: true,
         risk: 'critical',
         layer: 'blocked_app',
-        reason: verdict.reason ?? `${value} is a blocked app.`,
+        reason: verdict.reason ?? say(`${value} is a blocked app.`, `${value} 是禁止的应用。`),
       });
     }
   };
@@ -156,7 +189,9 @@ export function assessInput(
           workingDir = lexicalAbsolute(input.working_dir, sessionCwd, env.homeDir, env.platform);
         } catch (error) {
           // Not a path (`~name`, a NUL byte): the call fails before anything runs, but nothing is assumed.
-          const reason = `working_dir ${JSON.stringify(input.working_dir)}: ${(error as Error).message}`;
+          const where = JSON.stringify(input.working_dir);
+          const message = (error as Error).message;
+          const reason = say(`working_dir ${where}: ${message}`, `工作目录 ${where}：${message}`);
           if (!verdict) raise('critical', reason);
         }
       }
@@ -169,7 +204,10 @@ export function assessInput(
         typeof input.shell === 'string' &&
         !isSupportedShell(input.shell, env.platform)
       ) {
-        raise('critical', `starts "${input.shell}", which is not a known shell`);
+        raise(
+          'critical',
+          say(`starts "${input.shell}", which is not a known shell`, `启动“${input.shell}”，它不是已知的 shell`),
+        );
       }
       break;
     case 'file_read':
@@ -188,7 +226,10 @@ export function assessInput(
           block: true,
           risk: 'critical',
           layer: 'filesystem',
-          reason: `The content is larger than the ${env.maxFileSize}-byte file size limit.`,
+          reason: say(
+            `The content is larger than the ${env.maxFileSize}-byte file size limit.`,
+            `内容超过了 ${env.maxFileSize} 字节的文件大小上限。`,
+          ),
         });
       }
       break;
@@ -201,7 +242,8 @@ export function assessInput(
     case 'delete_file':
       // The tool removes a symlink itself, not what it points to: the link's own place is judged.
       file(input.path, 'write', 'deletes', { followFinal: false });
-      if (input.permanent === true) raise('high', 'deletes permanently, without the trash');
+      if (input.permanent === true)
+        raise('high', say('deletes permanently, without the trash', '永久删除，不经过回收站'));
       break;
     case 'browser_navigate':
       if (typeof input.url === 'string' && !['back', 'forward', 'reload'].includes(input.url)) url(input.url);
@@ -228,7 +270,9 @@ export function assessInput(
     case 'app_switch':
     case 'app_close':
       app(input.name);
-      if (tool.name === 'app_close' && input.force === true) raise('high', 'kills the app without letting it save');
+      if (tool.name === 'app_close' && input.force === true) {
+        raise('high', say('kills the app without letting it save', '强制结束应用，不让它保存'));
+      }
       break;
     case 'window_manage':
       app(input.window_title);

@@ -1,4 +1,4 @@
-import { TEMPLATES, type ApprovalAction, type RiskLevel, type TemplateId } from '@nextai/shared';
+import { TEMPLATES, say, verbatim, type ApprovalAction, type RiskLevel, type TemplateId } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import { decide, type DecisionInput } from './decide.js';
@@ -109,7 +109,13 @@ describe('decide: overrides', () => {
 
   it('critical risk needs a person every time, even with an auto_approve override', () => {
     const base = input(
-      { analysis: { risk: 'critical', findings: ['deletes files recursively: rm -rf ~'] }, permissionLevel: 'L4' },
+      {
+        analysis: {
+          risk: 'critical',
+          findings: [say('deletes files recursively: rm -rf ~', '递归删除文件：rm -rf ~')],
+        },
+        permissionLevel: 'L4',
+      },
       'full-auto',
     );
     base.project.policy.tool_overrides = { bash_execute: 'auto_approve' };
@@ -135,7 +141,9 @@ describe('decide: hard limits', () => {
       input(
         {
           tool: screenshot,
-          guards: [{ block: true, risk: 'critical', layer: 'protected_files', reason: "That is NextAI's own data." }],
+          guards: [
+            { block: true, risk: 'critical', layer: 'protected_files', reason: verbatim("That is NextAI's own data.") },
+          ],
         },
         'full-auto',
       ),
@@ -152,7 +160,9 @@ describe('decide: hard limits', () => {
       input(
         {
           tool: screenshot,
-          guards: [{ block: false, risk: 'critical', layer: 'filesystem', reason: 'reads an SSH key' }],
+          guards: [
+            { block: false, risk: 'critical', layer: 'filesystem', reason: say('reads an SSH key', '读取 SSH 密钥') },
+          ],
         },
         'full-auto',
       ),
@@ -210,5 +220,33 @@ describe('decide: runs', () => {
       action: 'require_approval',
       layer: 'circuit_breaker',
     });
+  });
+});
+
+describe('decide: the reason in the panel’s other language', () => {
+  it('says why in Chinese too, with the same names and the findings item for item', () => {
+    const decision = decide(
+      input({
+        analysis: { risk: 'high', findings: [say('deletes files: rm notes.txt', '删除文件：rm notes.txt')] },
+        guards: [
+          { block: false, risk: 'high', layer: 'network', reason: say('x.test is not allowed', '不允许 x.test') },
+        ],
+      }),
+    );
+    expect(decision.reason).toBe(
+      'The project "default" (Development template) sets high-risk actions to ask you first.',
+    );
+    expect(decision.translations['zh-CN']).toEqual({
+      reason: '项目“default”（开发模式模板）将高风险操作设为“先问你”。',
+      findings: ['删除文件：rm notes.txt', '不允许 x.test'],
+    });
+    expect(decision.findings).toEqual(['deletes files: rm notes.txt', 'x.test is not allowed']);
+  });
+
+  it('blocks with the guard’s own words in each language', () => {
+    const reason = say('~/.nextai-agent is NextAI’s own folder.', '~/.nextai-agent 是 NextAI 自身的目录。');
+    const decision = decide(input({ guards: [{ block: true, risk: 'critical', layer: 'protected_files', reason }] }));
+    expect(decision).toMatchObject({ action: 'always_block', reason: reason.en });
+    expect(decision.translations['zh-CN']?.reason).toBe(reason['zh-CN']);
   });
 });

@@ -18,6 +18,9 @@ import {
   type TemplateId,
   type RiskLevel,
   type ToolCategory,
+  say,
+  toolTitleIn,
+  type Localized,
 } from '@nextai/shared';
 
 import { LEVEL_REASONS } from './permission-levels.js';
@@ -26,7 +29,7 @@ import type { GuardVerdict } from './verdicts.js';
 export interface DecisionInput {
   tool: { name: string; title: string; category: ToolCategory; risk: RiskLevel };
   /** What the input analysis found: it may only raise the tool's default risk. */
-  analysis: { risk: RiskLevel; findings: string[] };
+  analysis: { risk: RiskLevel; findings: Localized[] };
   /** Guard verdicts for the paths, URLs and apps the input touches. */
   guards: readonly GuardVerdict[];
   /** The level this call needs and the level the person set. */
@@ -46,6 +49,8 @@ export const BREAKER_TOTAL = 20;
 
 type TrailEntry = Decision['trail'][number];
 
+const RISK_ZH: Record<RiskLevel, string> = { low: '低', medium: '中', high: '高', critical: '极高' };
+
 /**
  * The policy decision for one tool call — pure, so it is table-tested and explainable.
  *
@@ -60,85 +65,122 @@ export function decide(input: DecisionInput): Decision {
   const defaultRisk = input.tool.risk;
   const guardRisk = input.guards.reduce<RiskLevel>((risk, verdict) => higherRisk(risk, verdict.risk), 'low');
   const risk = higherRisk(higherRisk(defaultRisk, input.analysis.risk), guardRisk);
-  const findings = [
+  const findings: Localized[] = [
     ...input.analysis.findings,
     ...input.guards.filter((verdict) => !verdict.block).map((v) => v.reason),
   ];
-  const finish = (action: ApprovalAction, layer: DecisionLayer, reason: string, perCall: boolean): Decision => ({
+  const finish = (action: ApprovalAction, layer: DecisionLayer, reason: Localized, perCall: boolean): Decision => ({
     action,
     risk,
     default_risk: defaultRisk,
     layer,
-    reason,
+    reason: reason.en,
     trail,
-    findings,
+    findings: findings.map((finding) => finding.en),
     per_call: perCall,
+    translations: {
+      'zh-CN': { reason: reason['zh-CN'], findings: findings.map((finding) => finding['zh-CN']) },
+    },
   });
-  const block = (layer: DecisionLayer, reason: string): Decision => {
-    trail.push({ layer, action: 'always_block', reason });
+  const block = (layer: DecisionLayer, reason: Localized): Decision => {
+    trail.push({ layer, action: 'always_block', reason: reason.en });
     return finish('always_block', layer, reason, true);
   };
+  const toolZh = toolTitleIn('zh-CN', input.tool.name, input.tool.title);
 
   // 1. Hard limits: no mode, template or approval gets past these.
   if (input.emergencyStop) {
+    const { since, reason } = input.emergencyStop;
     return block(
       'emergency_stop',
-      `The emergency stop is on (since ${input.emergencyStop.since}: ${input.emergencyStop.reason}). Nothing runs until it is reset.`,
+      say(
+        `The emergency stop is on (since ${since}: ${reason}). Nothing runs until it is reset.`,
+        `紧急停止已开启（${since} 起：${reason}）。复位之前什么都不会运行。`,
+      ),
     );
   }
   const blocking = input.guards.find((verdict) => verdict.block);
   if (blocking) return block(blocking.layer, blocking.reason);
   if (!levelAtLeast(input.permissionLevel, input.requiredLevel)) {
+    const needed = input.requiredLevel;
+    const set = input.permissionLevel;
     return block(
       'permission_level',
-      `${input.tool.title} needs permission level ${input.requiredLevel} — ${LEVEL_REASONS[input.requiredLevel]}. This computer is set to ${input.permissionLevel} (${PERMISSION_LEVEL_TITLES[input.permissionLevel].en}).`,
+      say(
+        `${input.tool.title} needs permission level ${needed} — ${LEVEL_REASONS[needed].en}. This computer is set to ${set} (${PERMISSION_LEVEL_TITLES[set].en}).`,
+        `“${toolZh}”需要权限等级 ${needed}（${LEVEL_REASONS[needed]['zh-CN']}）。这台电脑设置为 ${set}（${PERMISSION_LEVEL_TITLES[set]['zh-CN']}）。`,
+      ),
     );
   }
   if (input.grant) {
     if (!input.grant.tools.includes(input.tool.name)) {
+      const granted = input.grant.tools.join(', ');
       return block(
         'grant',
-        `This task was not granted ${input.tool.name}; it may use: ${input.grant.tools.join(', ') || 'no tools'}.`,
+        say(
+          `This task was not granted ${input.tool.name}; it may use: ${granted || 'no tools'}.`,
+          `这个任务没有获得 ${input.tool.name} 的授权；它可以使用：${granted || '无'}。`,
+        ),
       );
     }
     const maxRisk = input.grant.restrictions?.max_risk_level;
     if (maxRisk && !riskAtLeast(maxRisk, risk)) {
-      return block('grant', `This call is ${risk} risk; the task was granted tools up to ${maxRisk} risk only.`);
+      return block(
+        'grant',
+        say(
+          `This call is ${risk} risk; the task was granted tools up to ${maxRisk} risk only.`,
+          `这次调用是${RISK_ZH[risk]}风险；这个任务只获得了最高${RISK_ZH[maxRisk]}风险的授权。`,
+        ),
+      );
     }
   }
 
   // 2. The project's own policy.
   const { policy } = input.project;
-  const projectLabel = input.project.template
-    ? `The project "${input.project.name}" (${TEMPLATES[input.project.template as TemplateId]?.names.en ?? input.project.template} template)`
-    : `The project "${input.project.name}"`;
+  const project = projectLabel(input.project);
   const categoryOverride = categoryOverrideFor(policy.category_overrides, input.tool.category);
   let action: ApprovalAction;
   let layer: DecisionLayer = 'project_policy';
-  let reason: string;
+  let reason: Localized;
   if (policy.tool_overrides[input.tool.name] !== undefined) {
     action = policy.tool_overrides[input.tool.name]!;
-    reason = `${projectLabel} sets ${input.tool.name} to ${describeAction(action)}.`;
+    reason = say(
+      `${project.en} sets ${input.tool.name} to ${describeAction(action)}.`,
+      `${project['zh-CN']}将 ${input.tool.name} 设为“${ACTION_ZH[action]}”。`,
+    );
   } else if (categoryOverride !== undefined) {
     action = categoryOverride;
-    reason = `${projectLabel} sets ${CATEGORY_TITLES[input.tool.category].en.toLowerCase()} tools to ${describeAction(action)}.`;
+    const category = CATEGORY_TITLES[input.tool.category];
+    reason = say(
+      `${project.en} sets ${category.en.toLowerCase()} tools to ${describeAction(action)}.`,
+      `${project['zh-CN']}将“${category['zh-CN']}”类工具设为“${ACTION_ZH[action]}”。`,
+    );
   } else {
     action = policy.risk_policies[risk];
-    reason = `${projectLabel} sets ${risk}-risk actions to ${describeAction(action)}.`;
+    reason = say(
+      `${project.en} sets ${risk}-risk actions to ${describeAction(action)}.`,
+      `${project['zh-CN']}将${RISK_ZH[risk]}风险操作设为“${ACTION_ZH[action]}”。`,
+    );
   }
   if (policy.mode === 'locked' && isStricter('require_approval', action)) {
     action = 'require_approval';
-    reason = `${projectLabel} is locked: every action asks you first.`;
+    reason = say(
+      `${project.en} is locked: every action asks you first.`,
+      `${project['zh-CN']}处于锁定模式：每个操作都会先征求你的同意。`,
+    );
   } else if (policy.mode === 'supervised' && riskAtLeast(risk, 'high') && isStricter('require_approval', action)) {
     action = 'require_approval';
-    reason = `${projectLabel} is supervised: ${risk}-risk actions ask you first.`;
+    reason = say(
+      `${project.en} is supervised: ${risk}-risk actions ask you first.`,
+      `${project['zh-CN']}处于监督模式：${RISK_ZH[risk]}风险操作会先征求你的同意。`,
+    );
   }
-  trail.push({ layer, action, reason });
+  trail.push({ layer, action, reason: reason.en });
 
   // 3. Rules that can only tighten.
-  const tighten = (candidate: ApprovalAction | undefined, candidateLayer: DecisionLayer, why: string) => {
+  const tighten = (candidate: ApprovalAction | undefined, candidateLayer: DecisionLayer, why: Localized) => {
     if (candidate === undefined) return;
-    trail.push({ layer: candidateLayer, action: candidate, reason: why });
+    trail.push({ layer: candidateLayer, action: candidate, reason: why.en });
     if (isStricter(candidate, action)) {
       action = candidate;
       layer = candidateLayer;
@@ -150,7 +192,10 @@ export function decide(input: DecisionInput): Decision {
     tighten(
       promptRule.action,
       'prompt_rules',
-      `The instructions say ${promptRule.key}: ${describeAction(promptRule.action)}.`,
+      say(
+        `The instructions say ${promptRule.key}: ${describeAction(promptRule.action)}.`,
+        `指令规定 ${promptRule.key}：${ACTION_ZH[promptRule.action]}。`,
+      ),
     );
   }
   const grantRule = ruleFor(input.grant?.approval_overrides, input.tool.name, input.tool.category);
@@ -158,15 +203,25 @@ export function decide(input: DecisionInput): Decision {
     tighten(
       grantRule.action,
       'grant_overrides',
-      `The task's grant says ${grantRule.key}: ${describeAction(grantRule.action)}.`,
+      say(
+        `The task's grant says ${grantRule.key}: ${describeAction(grantRule.action)}.`,
+        `任务授权规定 ${grantRule.key}：${ACTION_ZH[grantRule.action]}。`,
+      ),
     );
   }
 
   // 4. Critical risk needs a person for every call, whatever the template or overrides say.
   const perCall = risk === 'critical';
   if (perCall) {
-    const why = `This is a sensitive operation${input.analysis.findings.length > 0 ? ` (${input.analysis.findings[0]})` : ''}: it needs your approval every time.`;
-    tighten('require_approval', 'sensitive_operation', why);
+    const first = input.analysis.findings[0];
+    tighten(
+      'require_approval',
+      'sensitive_operation',
+      say(
+        `This is a sensitive operation${first ? ` (${first.en})` : ''}: it needs your approval every time.`,
+        `这是敏感操作${first ? `（${first['zh-CN']}）` : ''}：每次都需要你批准。`,
+      ),
+    );
   }
 
   // 5. A run that keeps being told no stops acting on its own.
@@ -176,8 +231,14 @@ export function decide(input: DecisionInput): Decision {
   if (tripped) {
     const why =
       denials.consecutive >= BREAKER_CONSECUTIVE
-        ? `You denied ${denials.consecutive} actions in a row in this run, so it asks before each action until you approve one.`
-        : `You denied ${denials.total} actions in this run, so it asks before each action from now on.`;
+        ? say(
+            `You denied ${denials.consecutive} actions in a row in this run, so it asks before each action until you approve one.`,
+            `你在这次运行中连续拒绝了 ${denials.consecutive} 个操作，所以在你批准一个之前，每个操作都会先问你。`,
+          )
+        : say(
+            `You denied ${denials.total} actions in this run, so it asks before each action from now on.`,
+            `你在这次运行中共拒绝了 ${denials.total} 个操作，所以从现在起每个操作都会先问你。`,
+          );
     tighten('require_approval', 'circuit_breaker', why);
   }
 
@@ -185,10 +246,23 @@ export function decide(input: DecisionInput): Decision {
   if (action === 'require_approval' && input.run?.approvedForRun && !perCall && !tripped) {
     action = 'auto_approve';
     layer = 'run_approval';
-    reason = `You approved ${input.tool.name} for the rest of this run.`;
-    trail.push({ layer, action, reason });
+    reason = say(
+      `You approved ${input.tool.name} for the rest of this run.`,
+      `你已批准 ${input.tool.name} 在本次运行的剩余部分使用。`,
+    );
+    trail.push({ layer, action, reason: reason.en });
   }
   return finish(action, layer, reason, perCall);
+}
+
+/** "The project "x" (Development template)", in each language. */
+function projectLabel(project: DecisionInput['project']): Localized {
+  const template = project.template ? TEMPLATES[project.template as TemplateId]?.names : undefined;
+  const templateEn = template?.en ?? project.template;
+  const templateZh = template?.['zh-CN'] ?? project.template;
+  return project.template
+    ? say(`The project "${project.name}" (${templateEn} template)`, `项目“${project.name}”（${templateZh}模板）`)
+    : say(`The project "${project.name}"`, `项目“${project.name}”`);
 }
 
 function categoryOverrideFor(
@@ -228,6 +302,13 @@ export function describeAction(action: ApprovalAction): string {
       return 'never run';
   }
 }
+
+const ACTION_ZH: Record<ApprovalAction, string> = {
+  auto_approve: '直接运行',
+  notify_only: '运行并通知你',
+  require_approval: '先问你',
+  always_block: '永不运行',
+};
 
 /** For display: "Project approval policy" etc. */
 export function layerTitle(layer: DecisionLayer): string {

@@ -1,4 +1,4 @@
-import type { PermissionLevel, RiskLevel, ToolName } from '@nextai/shared';
+import { say, type Localized, type PermissionLevel, type RiskLevel, type ToolName } from '@nextai/shared';
 
 /**
  * The lowest permission level (seed 000 §7.1) at which each tool may run at all. L1 reads,
@@ -57,9 +57,9 @@ export function requiredLevel(tool: ToolName, input: Record<string, unknown>, ri
   return TOOL_LEVELS[tool];
 }
 
-export const LEVEL_REASONS: Record<PermissionLevel, string> = {
-  L1: 'read-only access',
-  L2: 'mouse, keyboard, apps and browser control',
-  L3: 'the terminal and file changes',
-  L4: 'full control: an unrestricted terminal, forced process kills',
+export const LEVEL_REASONS: Record<PermissionLevel, Localized> = {
+  L1: say('read-only access', '只读访问'),
+  L2: say('mouse, keyboard, apps and browser control', '鼠标、键盘、应用和浏览器控制'),
+  L3: say('the terminal and file changes', '终端和文件修改'),
+  L4: say('full control: an unrestricted terminal, forced process kills', '完全控制：不受限的终端、强制结束进程'),
 };

@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@nextai/shared';
+import type { Localized, RiskLevel } from '@nextai/shared';
 
 /**
  * What a guard says about one thing an input touches (a path, a URL, an app). `block` means no
@@ -9,7 +9,7 @@ export interface GuardVerdict {
   block: boolean;
   risk: RiskLevel;
   layer: 'protected_files' | 'filesystem' | 'network' | 'blocked_app';
-  reason: string;
+  reason: Localized;
 }
 
 /** What the shell analyser asks the guards about paths and URLs it finds in a command. */

@@ -37,6 +37,11 @@ export const DECISION_LAYER_TITLES: Record<DecisionLayer, { en: string; 'zh-CN':
   run_approval: { en: 'Approved for this run', 'zh-CN': '本次运行已批准' },
 };
 
+export const decisionTranslationsSchema = z
+  .object({ 'zh-CN': z.object({ reason: z.string(), findings: z.array(z.string()) }) })
+  .partial();
+export type DecisionTranslations = z.infer<typeof decisionTranslationsSchema>;
+
 export const decisionSchema = z.object({
   action: z.enum(APPROVAL_ACTIONS),
   /** Risk after input analysis (never below the tool's default). */
@@ -51,5 +56,7 @@ export const decisionSchema = z.object({
   findings: z.array(z.string()),
   /** An approval for this call cannot be reused for the rest of the run (sensitive operations). */
   per_call: z.boolean(),
+  /** `reason` and `findings` in the panel's other languages, item for item. */
+  translations: decisionTranslationsSchema,
 });
 export type Decision = z.infer<typeof decisionSchema>;

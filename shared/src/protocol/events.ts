@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { messageTranslationsSchema } from '../i18n.js';
 import { RUN_EVENT_SCHEMAS } from './runs.js';
 
 /**
@@ -34,6 +35,8 @@ export const EVENT_DATA_SCHEMAS = {
     risk: z.string(),
     layer: z.string(),
     reason: z.string(),
+    /** `reason` in the panel's other languages. */
+    reason_translations: messageTranslationsSchema.optional(),
   }),
   'approval.answered': z.object({
     approval_id: z.string(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { BLOB_SLICE_BYTES } from '../constants.js';
 import { errorCodeSchema } from '../errors.js';
+import { messageTranslationsSchema } from '../i18n.js';
 import {
   grantedToolSetSchema,
   projectApprovalPolicySchema,
@@ -9,7 +10,7 @@ import {
   securityConfigSchema,
   templateIdSchema,
 } from '../policy/config.js';
-import { decisionSchema } from '../policy/decision.js';
+import { decisionSchema, decisionTranslationsSchema } from '../policy/decision.js';
 import { RISK_LEVELS, TOOL_CATEGORIES } from '../tools/define-tool.js';
 import { eventSchema } from './events.js';
 import { RUN_METHODS } from './runs.js';
@@ -64,6 +65,8 @@ export const toolErrorSchema = z.object({
   code: errorCodeSchema,
   message: z.string(),
   details: z.unknown().optional(),
+  /** `message` in the panel's other languages, where the daemon wrote it for a person too. */
+  translations: messageTranslationsSchema.optional(),
 });
 
 /**
@@ -147,6 +150,8 @@ export const approvalSchema = z.object({
   layer: z.string(),
   reason: z.string(),
   findings: z.array(z.string()),
+  /** `reason` and `findings` in the panel's other languages (absent for requests older than them). */
+  translations: decisionTranslationsSchema.default({}),
   per_call: z.boolean(),
   status: z.enum(['pending', 'approved', 'denied', 'cancelled']),
   scope: z.enum(['once', 'run']).nullable(),

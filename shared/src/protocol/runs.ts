@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { messageTranslationsSchema } from '../i18n.js';
+
 /**
  * Agent runs and chat sessions on the wire (issue #5): what `nextai run`, `nextai runs`,
  * `nextai sessions` and the side panel send and receive. The daemon keeps them in SQLite.
@@ -70,7 +72,9 @@ export const runViewSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   finished_at: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z
+    .object({ code: z.string(), message: z.string(), translations: messageTranslationsSchema.optional() })
+    .nullable(),
   /** The agent's last words when it finished. */
   result: z.string().nullable(),
   /** The open question while the run waits for the person. */
@@ -208,6 +212,8 @@ export const RUN_EVENT_SCHEMAS = {
     input: z.record(z.string(), z.unknown()).optional(),
     ok: z.boolean().optional(),
     summary: z.string().optional(),
+    /** `summary` in the panel's other languages (a policy refusal, a denial). */
+    summary_translations: messageTranslationsSchema.optional(),
     error_code: z.string().optional(),
     duration_ms: z.number().optional(),
     attempt: z.number().int().optional(),

@@ -1,4 +1,13 @@
-import { AppError, getTool, toAppError, type EventData, type EventType, type ToolResult } from '@nextai/shared';
+import {
+  AppError,
+  getTool,
+  say,
+  toAppError,
+  type EventData,
+  type EventType,
+  type Localized,
+  type ToolResult,
+} from '@nextai/shared';
 
 import type { Logger } from '../../logger.js';
 import type { CallContext, ToolCallRequest } from '../../daemon/tool-gateway.js';
@@ -25,7 +34,7 @@ import { costOf, type ModelPrice } from '../pricing.js';
 import type { QuestionStore } from '../question-store.js';
 import { internImages } from '../run-images.js';
 import { transitionRun, type RunEvents } from '../run-transition.js';
-import type { RunRecord, RunState, RunStore, StepRecord } from '../run-store.js';
+import type { RunError, RunRecord, RunState, RunStore, StepRecord } from '../run-store.js';
 import { redactForAudit } from '../../daemon/audit/redact.js';
 import {
   ESCALATE_AFTER_FAILURES,
@@ -204,7 +213,7 @@ export class RunLoop {
     this.services.events.append(type, data);
   }
 
-  private transition(to: RunState, extra: { reason?: string; error?: { code: string; message: string } } = {}): void {
+  private transition(to: RunState, extra: { reason?: string; error?: RunError } = {}): void {
     transitionRun(this.services.runs, this.services.events, this.runId, to, extra);
   }
 
@@ -313,7 +322,8 @@ export class RunLoop {
         this.services.log.error('agent run failed unexpectedly', { run_id: this.runId, error: appError.message });
       }
       if (this.state) this.checkpoint();
-      this.transition('failed', { error: { code: appError.code, message: appError.message } });
+      const { code, message, translations } = appError;
+      this.transition('failed', { error: translations ? { code, message, translations } : { code, message } });
     } catch (inner) {
       // The run record itself could not be written (database closed at shutdown): nothing more to do.
       this.services.log.error('could not record the end of a run', {
@@ -424,13 +434,23 @@ export class RunLoop {
     const run = this.run;
     const limits = run.limits as unknown as LoopLimits;
     const tokens = run.usage.inputTokens + run.usage.outputTokens;
-    let message: string | undefined;
+    let message: Localized | undefined;
     if (run.turns >= limits.max_steps) {
-      message = `The run reached its limit of ${limits.max_steps} steps before finishing. Start a new run (or raise --max-steps) to continue.`;
+      message = say(
+        `The run reached its limit of ${limits.max_steps} steps before finishing. Start a new run (or raise --max-steps) to continue.`,
+        `任务在完成前达到了 ${limits.max_steps} 步的上限。要继续，请开始新的任务（或提高 --max-steps）。`,
+      );
     } else if (tokens >= limits.max_tokens) {
-      message = `The run used ${tokens} tokens, its limit is ${limits.max_tokens}. Start a new run with a higher limit to continue.`;
+      message = say(
+        `The run used ${tokens} tokens, its limit is ${limits.max_tokens}. Start a new run with a higher limit to continue.`,
+        `任务用了 ${tokens} 个 token，上限是 ${limits.max_tokens}。要继续，请用更高的上限开始新的任务。`,
+      );
     } else if (run.usage.costUsd >= limits.max_cost_usd) {
-      message = `The run spent $${run.usage.costUsd.toFixed(4)}, its limit is $${limits.max_cost_usd}. Start a new run with a higher limit to continue.`;
+      const spent = run.usage.costUsd.toFixed(4);
+      message = say(
+        `The run spent $${spent}, its limit is $${limits.max_cost_usd}. Start a new run with a higher limit to continue.`,
+        `任务花费了 $${spent}，上限是 $${limits.max_cost_usd}。要继续，请用更高的上限开始新的任务。`,
+      );
     }
     if (message !== undefined) throw new AppError('LIMIT_REACHED', message);
   }
@@ -577,9 +597,10 @@ export class RunLoop {
         return 'restart';
       }
       const appError = toAppError(error, 'UNAVAILABLE');
+      const { code, message, translations } = appError;
       this.services.runs.recordStep(this.runId, step, intent, {
         ok: false,
-        error: { code: appError.code, message: appError.message },
+        error: translations ? { code, message, translations } : { code, message },
       });
       this.emit('run.step', {
         run_id: this.runId,
@@ -587,8 +608,9 @@ export class RunLoop {
         kind: 'model_call',
         phase: 'finished',
         ok: false,
-        error_code: appError.code,
-        summary: appError.message,
+        error_code: code,
+        summary: message,
+        ...(translations ? { summary_translations: translations } : {}),
       });
       throw appError;
     }
@@ -716,6 +738,7 @@ export class RunLoop {
       summary: summarise(result),
       ...(attempts > 1 ? { attempt: attempts } : {}),
       ...(result.ok ? {} : { error_code: result.error.code }),
+      ...(!result.ok && result.error.translations ? { summary_translations: result.error.translations } : {}),
     });
     if (isUiAction(call.name)) pending.needsObservation = true;
     if (call.name === 'screenshot' && result.ok) pending.needsObservation = false;

@@ -1,4 +1,4 @@
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -149,33 +149,45 @@ export function errorForResponse(
   if (status === 401 || status === 403) {
     return new AppError(
       'UNAVAILABLE',
-      `The ${label} API rejected the API key (HTTP ${status}${said}). Set a valid key with ` +
-        `\`nextai config set model.api_key <key>\` or the ${target.apiKeyEnvironment} environment variable.`,
+      say(
+        `The ${label} API rejected the API key (HTTP ${status}${said}). Set a valid key with ` +
+          `\`nextai config set model.api_key <key>\` or the ${target.apiKeyEnvironment} environment variable.`,
+        `${label} 接口拒绝了 API 密钥（HTTP ${status}${said}）。请在“设置”中填写有效的密钥，或用 ` +
+          `\`nextai config set model.api_key <key>\` 或环境变量 ${target.apiKeyEnvironment} 设置。`,
+      ),
       { details },
     );
   }
   if (isQuotaError(status, body)) {
     return new AppError(
       'UNAVAILABLE',
-      `The ${label} account has no quota or credit left (HTTP ${status}${said}). ` +
-        `Add credit or raise the limit with the provider; retrying will not help.`,
+      say(
+        `The ${label} account has no quota or credit left (HTTP ${status}${said}). ` +
+          `Add credit or raise the limit with the provider; retrying will not help.`,
+        `${label} 账户的额度或余额已用完（HTTP ${status}${said}）。请在服务商处充值或提高额度；重试没有用。`,
+      ),
       { details },
     );
   }
   if (isRetryableStatus(status)) {
-    const when =
-      retryAfterMs !== undefined
-        ? `The server asks to wait ${Math.ceil(retryAfterMs / 1000)} s before retrying.`
-        : 'Try again in a minute.';
+    const wait = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
     return new AppError(
       'UNAVAILABLE',
-      `The ${label} API is rate-limited or unavailable (HTTP ${status}${said}) after ${attempts} attempt${attempts === 1 ? '' : 's'}. ${when}`,
+      say(
+        `The ${label} API is rate-limited or unavailable (HTTP ${status}${said}) after ${attempts} attempt${attempts === 1 ? '' : 's'}. ` +
+          (wait !== undefined ? `The server asks to wait ${wait} s before retrying.` : 'Try again in a minute.'),
+        `${label} 接口限流或不可用（HTTP ${status}${said}），已尝试 ${attempts} 次。` +
+          (wait !== undefined ? `服务器要求等待 ${wait} 秒后再试。` : '请过一分钟再试。'),
+      ),
       { details },
     );
   }
   return new AppError(
     'INVALID_ARGUMENT',
-    `The ${label} API refused the request (HTTP ${status}${said}). Check the model name and base URL in the config (\`nextai config set model.name …\`).`,
+    say(
+      `The ${label} API refused the request (HTTP ${status}${said}). Check the model name and base URL in the config (\`nextai config set model.name …\`).`,
+      `${label} 接口拒绝了请求（HTTP ${status}${said}）。请检查设置中的模型名称和接口地址（\`nextai config set model.name …\`）。`,
+    ),
     { details },
   );
 }
@@ -220,10 +232,15 @@ export async function fetchWithRetry(
       const reason = timedOut
         ? `no answer within ${policy.attemptTimeoutMs / 1000} s`
         : redactSecrets(describeNetworkError(error), target.apiKey);
+      const origin = new URL(url).origin;
       throw new AppError(
         timedOut ? 'TIMEOUT' : 'UNAVAILABLE',
-        `Could not reach the ${target.providerLabel} API at ${new URL(url).origin} (${reason}) after ${attempt} attempts. ` +
-          'Check the network and the base URL (`nextai config set model.base_url …`).',
+        say(
+          `Could not reach the ${target.providerLabel} API at ${origin} (${reason}) after ${attempt} attempts. ` +
+            'Check the network and the base URL (`nextai config set model.base_url …`).',
+          `尝试 ${attempt} 次后仍无法连接 ${origin} 上的 ${target.providerLabel} 接口（${reason}）。` +
+            '请检查网络和接口地址（`nextai config set model.base_url …`）。',
+        ),
         { cause: error },
       );
     } finally {

@@ -1,4 +1,4 @@
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
 export type ProviderName = 'anthropic' | 'openai';
 
@@ -62,8 +62,12 @@ export function selectProvider(
     if (!PROVIDER_NAMES.includes(configured as ProviderName)) {
       throw new AppError(
         'CONFIG_INVALID',
-        `Unknown model provider "${configured}". Use one of: ${PROVIDER_NAMES.join(', ')} ` +
-          '(`openai` covers every OpenAI-compatible server: DeepSeek, Qwen, OpenRouter, Ollama…).',
+        say(
+          `Unknown model provider "${configured}". Use one of: ${PROVIDER_NAMES.join(', ')} ` +
+            '(`openai` covers every OpenAI-compatible server: DeepSeek, Qwen, OpenRouter, Ollama…).',
+          `未知的模型服务商“${configured}”。请使用其中之一：${PROVIDER_NAMES.join(', ')}` +
+            '（`openai` 适用于所有兼容 OpenAI 的服务：DeepSeek、通义千问、OpenRouter、Ollama……）。',
+        ),
         { details: { provider: configured, valid: PROVIDER_NAMES } },
       );
     }
@@ -76,8 +80,12 @@ export function selectProvider(
   if (provider === undefined) {
     throw new AppError(
       'UNAVAILABLE',
-      'No model is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run ' +
-        '`nextai config set model.provider anthropic` (or `openai`) and `nextai config set model.api_key <key>`.',
+      say(
+        'No model is configured. Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run ' +
+          '`nextai config set model.provider anthropic` (or `openai`) and `nextai config set model.api_key <key>`.',
+        '还没有配置模型。请在“设置”中选择模型，或设置 ANTHROPIC_API_KEY / OPENAI_API_KEY，或运行 ' +
+          '`nextai config set model.provider anthropic`（或 `openai`）和 `nextai config set model.api_key <key>`。',
+      ),
     );
   }
   const defaults = PROVIDER_DEFAULTS[provider];
@@ -89,15 +97,22 @@ export function selectProvider(
   } catch (error) {
     throw new AppError(
       'CONFIG_INVALID',
-      `The model base URL "${baseUrlText}" is not a URL. Set it with \`nextai config set model.base_url https://…\`.`,
+      say(
+        `The model base URL "${baseUrlText}" is not a URL. Set it with \`nextai config set model.base_url https://…\`.`,
+        `模型接口地址“${baseUrlText}”不是有效的 URL。请用 \`nextai config set model.base_url https://…\` 设置。`,
+      ),
       { cause: error },
     );
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
     throw new AppError(
       'CONFIG_INVALID',
-      `The model base URL must start with http:// or https:// (got "${baseUrl.protocol}"). ` +
-        'Set it with `nextai config set model.base_url https://…`.',
+      say(
+        `The model base URL must start with http:// or https:// (got "${baseUrl.protocol}"). ` +
+          'Set it with `nextai config set model.base_url https://…`.',
+        `模型接口地址必须以 http:// 或 https:// 开头（现在是“${baseUrl.protocol}”）。` +
+          '请用 `nextai config set model.base_url https://…` 设置。',
+      ),
     );
   }
 
@@ -108,7 +123,10 @@ export function selectProvider(
   if (apiKey === undefined && usesDefaultEndpoint) {
     throw new AppError(
       'UNAVAILABLE',
-      `No API key for ${provider}. Run \`nextai config set model.api_key <key>\` or set ${defaults.apiKeyVariable}.`,
+      say(
+        `No API key for ${provider}. Run \`nextai config set model.api_key <key>\` or set ${defaults.apiKeyVariable}.`,
+        `没有 ${provider} 的 API 密钥。请在“设置”中填写，或运行 \`nextai config set model.api_key <key>\`，或设置 ${defaults.apiKeyVariable}。`,
+      ),
     );
   }
 

@@ -65,8 +65,8 @@ const TABLE: [string, boolean][] = [
 describe('AppGuard.check', () => {
   it.each(TABLE)('%s → blocked %s', (input, blocked) => {
     const verdict = guard.check(input);
-    expect(verdict.allowed, verdict.reason).toBe(!blocked);
-    if (blocked) expect(verdict.reason).toMatch(/security\.blocked_apps/);
+    expect(verdict.allowed, verdict.reason?.en).toBe(!blocked);
+    if (blocked) expect(verdict.reason?.en).toMatch(/security\.blocked_apps/);
   });
 
   it('uses the configured list', () => {

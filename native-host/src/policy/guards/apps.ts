@@ -1,8 +1,8 @@
-import type { SecurityConfig } from '@nextai/shared';
+import { say, type Localized, type SecurityConfig } from '@nextai/shared';
 
 export interface AppVerdict {
   allowed: boolean;
-  reason?: string;
+  reason?: Localized;
 }
 
 /**
@@ -52,9 +52,12 @@ export class AppGuard {
       if (candidates.some((wanted) => segments.some((segment) => startsWithWords(segment, wanted)))) {
         return {
           allowed: false,
-          reason:
+          reason: say(
             `"${nameOrTitle}" is ${name}, a blocked app (security.blocked_apps): NextAI does not open, operate or ` +
-            'look at it. To allow it, remove it from security.blocked_apps.',
+              'look at it. To allow it, remove it from security.blocked_apps.',
+            `“${nameOrTitle}”是 ${name}，属于禁止的应用（security.blocked_apps）：NextAI 不会打开、操作或查看它。` +
+              '如要允许，请从 security.blocked_apps 中移除它。',
+          ),
         };
       }
     }

@@ -121,18 +121,18 @@ describe('DomainGuard.check with the defaults', () => {
 
   it.each(DEFAULT_TABLE)('%s → allowed %s (%s)', (url, allowed, host, category) => {
     const verdict = guard.check(url);
-    expect(verdict.allowed, verdict.reason).toBe(allowed);
+    expect(verdict.allowed, verdict.reason?.en).toBe(allowed);
     if (host !== undefined) expect(verdict.host).toBe(host);
     if (category !== undefined) expect(verdict.category).toBe(category);
     if (!allowed) expect(verdict.reason).toBeTruthy();
   });
 
   it('explains refusals, naming the setting', () => {
-    expect(guard.check('https://www.bank.com').reason).toMatch(/"\*\.bank\.com" in security\.blocked_domains/);
-    expect(guard.check('https://www.paypal.com').reason).toMatch(/bank, payment.*blocked_domain_categories/);
-    expect(guard.check('file:///x').reason).toMatch(/file tools/);
-    expect(guard.check('javascript:x').reason).toMatch(/run code/);
-    expect(guard.check('ftp://x').reason).toMatch(/Only http/);
+    expect(guard.check('https://www.bank.com').reason?.en).toMatch(/"\*\.bank\.com" in security\.blocked_domains/);
+    expect(guard.check('https://www.paypal.com').reason?.en).toMatch(/bank, payment.*blocked_domain_categories/);
+    expect(guard.check('file:///x').reason?.en).toMatch(/file tools/);
+    expect(guard.check('javascript:x').reason?.en).toMatch(/run code/);
+    expect(guard.check('ftp://x').reason?.en).toMatch(/Only http/);
   });
 });
 
@@ -143,7 +143,7 @@ describe('DomainGuard with other configurations', () => {
     expect(only.check('https://a.example.com').allowed).toBe(true);
     expect(only.check('https://docs.rs/picomatch').allowed).toBe(true);
     expect(only.check('https://www.docs.rs').allowed).toBe(false);
-    expect(only.check('https://example.org').reason).toMatch(/not in security\.allowed_domains/);
+    expect(only.check('https://example.org').reason?.en).toMatch(/not in security\.allowed_domains/);
     expect(only.check('https://notexample.com').allowed).toBe(false);
   });
 
@@ -166,7 +166,7 @@ describe('DomainGuard with other configurations', () => {
 
   it('narrows with a grant, never widens', () => {
     expect(guard.check('https://example.com', { allowed_domains: ['example.com'] }).allowed).toBe(true);
-    expect(guard.check('https://example.org', { allowed_domains: ['example.com'] }).reason).toMatch(/granted/);
+    expect(guard.check('https://example.org', { allowed_domains: ['example.com'] }).reason?.en).toMatch(/granted/);
     expect(guard.check('https://example.com', { allowed_domains: [] }).allowed).toBe(false);
     expect(guard.check('https://www.bank.com', { allowed_domains: ['*.bank.com'] }).allowed).toBe(false);
   });

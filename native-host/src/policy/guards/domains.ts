@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 
-import type { DomainCategory, SecurityConfig } from '@nextai/shared';
+import { say, type DomainCategory, type Localized, type SecurityConfig } from '@nextai/shared';
 
 import type { GuardVerdict } from '../verdicts.js';
 
@@ -8,7 +8,7 @@ export interface DomainVerdict {
   allowed: boolean;
   /** The host the address really goes to (lower case, punycode, no trailing dot, no IPv6 brackets). */
   host?: string;
-  reason?: string;
+  reason?: Localized;
   /** Set when a built-in category blocked it. */
   category?: DomainCategory;
 }
@@ -66,10 +66,10 @@ export const DOMAIN_CATEGORY_LISTS: Readonly<Record<DomainCategory, readonly str
   ],
 }; // prettier-ignore
 
-const CATEGORY_TEXT: Record<DomainCategory, string> = {
-  banking: 'a bank, payment or crypto site',
-  password_managers: 'a password manager',
-  identity_providers: 'an account sign-in page (identity provider)',
+const CATEGORY_TEXT: Record<DomainCategory, Localized> = {
+  banking: say('a bank, payment or crypto site', '银行、支付或加密货币网站'),
+  password_managers: say('a password manager', '密码管理器'),
+  identity_providers: say('an account sign-in page (identity provider)', '账号登录页面（身份提供方）'),
 };
 
 /** A host pattern split into labels; `*` labels and `*` inside labels are wildcards. */
@@ -178,7 +178,7 @@ const CATEGORY_SETS = Object.fromEntries(
 ) as Record<DomainCategory, DomainPatternSet>;
 
 /** `host` on a refusal is the host a non-web address (ftp:, ws:) still names. */
-type Parsed = { ok: true; host: string } | { ok: false; reason: string; host?: string };
+type Parsed = { ok: true; host: string } | { ok: false; reason: Localized; host?: string };
 
 /**
  * Parses what a tool call navigates to. `host:port` without a scheme (`localhost:3000`) and a
@@ -187,7 +187,7 @@ type Parsed = { ok: true; host: string } | { ok: false; reason: string; host?: s
  */
 export function parseWebAddress(url: string): Parsed {
   if (typeof url !== 'string' || url.trim().length === 0) {
-    return { ok: false, reason: 'The address is empty.' };
+    return { ok: false, reason: say('The address is empty.', '地址为空。') };
   }
   const text = url.trim();
   const hasScheme = /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(text);
@@ -196,7 +196,7 @@ export function parseWebAddress(url: string): Parsed {
     parsed = new URL(hasScheme ? text : `https://${text}`);
   } catch {
     // The WHATWG parser is the one browsers use; what it rejects cannot be opened there either.
-    return { ok: false, reason: `"${url}" is not a valid web address.` };
+    return { ok: false, reason: say(`"${url}" is not a valid web address.`, `“${url}”不是有效的网址。`) };
   }
   switch (parsed.protocol) {
     case 'http:':
@@ -205,7 +205,10 @@ export function parseWebAddress(url: string): Parsed {
     case 'file:':
       return {
         ok: false,
-        reason: `${url} is a file, not a web page. Use the file tools (file_read), which check the folders NextAI may use.`,
+        reason: say(
+          `${url} is a file, not a web page. Use the file tools (file_read), which check the folders NextAI may use.`,
+          `${url} 是文件，不是网页。请用文件工具（file_read），它会检查 NextAI 可以使用的目录。`,
+        ),
       };
     case 'javascript:':
     case 'data:':
@@ -213,16 +216,22 @@ export function parseWebAddress(url: string): Parsed {
     case 'blob:':
       return {
         ok: false,
-        reason: `${parsed.protocol} addresses run code or content carried in the address itself; NextAI does not open them.`,
+        reason: say(
+          `${parsed.protocol} addresses run code or content carried in the address itself; NextAI does not open them.`,
+          `${parsed.protocol} 地址会运行地址里自带的代码或内容；NextAI 不会打开它们。`,
+        ),
       };
     default: {
-      const reason = `Only http:// and https:// addresses can be opened, not ${parsed.protocol}. Put https:// in front of a host name.`;
+      const reason = say(
+        `Only http:// and https:// addresses can be opened, not ${parsed.protocol}. Put https:// in front of a host name.`,
+        `只能打开 http:// 和 https:// 地址，不能打开 ${parsed.protocol}。请在主机名前加上 https://。`,
+      );
       const host = normalHost(parsed.hostname);
       return host ? { ok: false, reason, host } : { ok: false, reason };
     }
   }
   const host = normalHost(parsed.hostname);
-  if (host.length === 0) return { ok: false, reason: `${url} has no host name.` };
+  if (host.length === 0) return { ok: false, reason: say(`${url} has no host name.`, `${url} 没有主机名。`) };
   return { ok: true, host };
 }
 
@@ -255,10 +264,14 @@ export class DomainGuard {
     const blocked = this.blockedBy(host);
     if (blocked) return { allowed: false, host, ...blocked };
     if (this.allowed.size > 0 && !this.allowed.find(host)) {
+      const allowed = this.allowed.patterns.map((p) => p.source).join(', ');
       return {
         allowed: false,
         host,
-        reason: `${host} is not in security.allowed_domains (${this.allowed.patterns.map((p) => p.source).join(', ')}).`,
+        reason: say(
+          `${host} is not in security.allowed_domains (${allowed}).`,
+          `${host} 不在允许的域名（security.allowed_domains：${allowed}）中。`,
+        ),
       };
     }
     const granted = restrictions?.allowed_domains;
@@ -266,7 +279,10 @@ export class DomainGuard {
       return {
         allowed: false,
         host,
-        reason: `${host} is not among the domains this task was granted (${granted.join(', ') || 'none'}).`,
+        reason: say(
+          `${host} is not among the domains this task was granted (${granted.join(', ') || 'none'}).`,
+          `${host} 不在这个任务获授权的域名（${granted.join(', ') || '无'}）中。`,
+        ),
       };
     }
     return { allowed: true, host };
@@ -284,22 +300,40 @@ export class DomainGuard {
     const blocked = this.blockedBy(host);
     if (blocked) return { block: true, risk: 'critical', layer: 'network', reason: blocked.reason };
     if (this.allowed.size > 0 && !this.allowed.find(host)) {
-      return { block: false, risk: 'high', layer: 'network', reason: `${host} is not in security.allowed_domains.` };
+      return {
+        block: false,
+        risk: 'high',
+        layer: 'network',
+        reason: say(
+          `${host} is not in security.allowed_domains.`,
+          `${host} 不在允许的域名（security.allowed_domains）中。`,
+        ),
+      };
     }
     return undefined;
   }
 
-  private blockedBy(host: string): { reason: string; category?: DomainCategory } | undefined {
+  private blockedBy(host: string): { reason: Localized; category?: DomainCategory } | undefined {
     const own = this.blocked.find(host);
-    if (own) return { reason: `${host} is blocked by "${own.source}" in security.blocked_domains.` };
+    if (own) {
+      return {
+        reason: say(
+          `${host} is blocked by "${own.source}" in security.blocked_domains.`,
+          `${host} 被禁止的域名（security.blocked_domains）中的“${own.source}”阻止。`,
+        ),
+      };
+    }
     for (const category of this.categories) {
       const hit = CATEGORY_SETS[category].find(host);
       if (hit) {
         return {
           category,
-          reason:
-            `${host} is ${CATEGORY_TEXT[category]} (built-in list "${category}"); NextAI does not open these. ` +
-            `To allow it, remove "${category}" from security.blocked_domain_categories.`,
+          reason: say(
+            `${host} is ${CATEGORY_TEXT[category].en} (built-in list "${category}"); NextAI does not open these. ` +
+              `To allow it, remove "${category}" from security.blocked_domain_categories.`,
+            `${host} 是${CATEGORY_TEXT[category]['zh-CN']}（内置列表“${category}”）；NextAI 不会打开这类网站。` +
+              `如要允许，请从 security.blocked_domain_categories 中移除“${category}”。`,
+          ),
         };
       }
     }

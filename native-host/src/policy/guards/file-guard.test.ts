@@ -386,9 +386,9 @@ describe('FileGuard.check: the path table', () => {
       return;
     }
     const verdict = guard.check(pathText, access, cwd, restrictions);
-    expect(outcomeOf(verdict), verdict.reason).toBe(entry.expect);
+    expect(outcomeOf(verdict), verdict.reason?.en).toBe(entry.expect);
     if (entry.real !== undefined) expect(verdict.real).toBe(fill(entry.real));
-    if (entry.sensitive !== undefined) expect(Boolean(verdict.sensitive), verdict.sensitive).toBe(entry.sensitive);
+    if (entry.sensitive !== undefined) expect(Boolean(verdict.sensitive), verdict.sensitive?.en).toBe(entry.sensitive);
 
     // Independently of the guard's own resolver: what is allowed is inside the allowed folders.
     const independent = independentReal(joinedPath(pathText, cwd, tree.home, 'linux'));
@@ -408,7 +408,7 @@ describe('FileGuard.check: the path table', () => {
 function outcomeOf(verdict: FileVerdict): Outcome {
   if (verdict.allowed) return 'allow';
   if (verdict.layer === 'protected_files') return 'protected';
-  const reason = verdict.reason ?? '';
+  const reason = verdict.reason?.en ?? '';
   if (reason.includes('cannot be checked')) return 'unresolvable';
   if (reason.includes('denied pattern')) return 'denied';
   if (reason.includes('this task was granted')) return 'granted-out';
@@ -443,7 +443,7 @@ describe('FileGuard: the rest of its surface', () => {
 
   it('reports loops with a clear message', () => {
     const verdict = guards.narrow.check('loop-a', 'read', fill(P));
-    expect(verdict.reason).toMatch(/more than 40 symbolic links/);
+    expect(verdict.reason?.en).toMatch(/more than 40 symbolic links/);
   });
 
   it('exposes max_file_size', () => {
@@ -451,11 +451,11 @@ describe('FileGuard: the rest of its surface', () => {
   });
 
   it('explains refusals in words, naming the setting to change', () => {
-    expect(guards.narrow.check('link-out/secret.txt', 'read', fill(P)).reason).toMatch(
+    expect(guards.narrow.check('link-out/secret.txt', 'read', fill(P)).reason?.en).toMatch(
       /really .*outside\/secret\.txt.*outside the folders NextAI may use.*security\.allowed_directories/,
     );
-    expect(guards.narrow.check('link-config', 'read', fill(P)).reason).toMatch(/NextAI's own files/);
-    expect(guards.narrow.check('app/.env', 'read', fill(P)).reason).toMatch(/denied pattern "\*\*\/\.env"/);
+    expect(guards.narrow.check('link-config', 'read', fill(P)).reason?.en).toMatch(/NextAI's own files/);
+    expect(guards.narrow.check('app/.env', 'read', fill(P)).reason?.en).toMatch(/denied pattern "\*\*\/\.env"/);
   });
 
   it('sees an allowed folder created after the guard was built', () => {
@@ -560,7 +560,10 @@ describe('FileGuard.checkPath: paths in shell commands', () => {
     fs.mkdirSync(many);
     for (let index = 0; index <= 1000; index += 1) fs.writeFileSync(path.join(many, `f${index}`), '');
     try {
-      expect(check('@T/many/f*')).toMatchObject({ risk: 'critical', reason: expect.stringMatching(/more than 1000/) });
+      expect(check('@T/many/f*')).toMatchObject({
+        risk: 'critical',
+        reason: expect.objectContaining({ en: expect.stringMatching(/more than 1000/) }),
+      });
       expect(check('@T/many/f1*')).toBeUndefined();
     } finally {
       fs.rmSync(many, { recursive: true });
@@ -600,7 +603,7 @@ describe('FileGuard: denied patterns', () => {
       protectedPaths: [],
     });
     const verdict = guard.check(target, 'write', fill(P));
-    expect(verdict.allowed, verdict.reason).toBe(!denied);
+    expect(verdict.allowed, verdict.reason?.en).toBe(!denied);
   });
 });
 
@@ -612,9 +615,9 @@ describe('FileGuard: denied patterns whose folder is a symlink', () => {
       security: { ...tree.narrow, denied_patterns: ['~/Desktop/secret/**'] },
       protectedPaths: [],
     });
-    expect(guard.check('~/Desktop/secret/x', 'write', fill(P)).reason).toMatch(/denied pattern/);
-    expect(guard.check(fill('@T/desktop-real/secret/x'), 'write', fill(P)).reason).toMatch(/denied pattern/);
-    expect(guard.check(fill('@T/desktop-real/secret'), 'write', fill(P)).reason).toMatch(/denied pattern/);
+    expect(guard.check('~/Desktop/secret/x', 'write', fill(P)).reason?.en).toMatch(/denied pattern/);
+    expect(guard.check(fill('@T/desktop-real/secret/x'), 'write', fill(P)).reason?.en).toMatch(/denied pattern/);
+    expect(guard.check(fill('@T/desktop-real/secret'), 'write', fill(P)).reason?.en).toMatch(/denied pattern/);
     expect(guard.check(fill('@T/desktop-real/public/x'), 'write', fill(P)).allowed).toBe(true);
   });
 });
@@ -678,7 +681,7 @@ describe('FileGuard: a final symlink kept where it is (followFinal: false)', () 
     }
     // A loop is only a loop when followed; the link itself is an ordinary entry.
     expect(guards.narrow.check('loop-a', 'write', fill(P), undefined, keep).allowed).toBe(true);
-    expect(guards.narrow.check('loop-a/x', 'write', fill(P), undefined, keep).reason).toMatch(/more than 40/);
+    expect(guards.narrow.check('loop-a/x', 'write', fill(P), undefined, keep).reason?.en).toMatch(/more than 40/);
   });
 
   it('refuses a link in a denied or outside place even though its target is allowed', () => {
@@ -691,12 +694,12 @@ describe('FileGuard: a final symlink kept where it is (followFinal: false)', () 
       expect(guards.narrow.check('link-ssh/link-back', 'write', fill(P)).allowed).toBe(true);
       const viaLink = guards.narrow.check('link-ssh/link-back', 'write', fill(P), undefined, keep);
       expect(viaLink).toMatchObject({ allowed: false, real: inSsh });
-      expect(viaLink.reason).toMatch(/denied pattern "~\/\.ssh\/\*"/);
+      expect(viaLink.reason?.en).toMatch(/denied pattern "~\/\.ssh\/\*"/);
 
       expect(guards.narrow.check(outside, 'write', fill(P)).allowed).toBe(true);
       const out = guards.narrow.check(outside, 'write', fill(P), undefined, keep);
       expect(out).toMatchObject({ allowed: false, real: outside });
-      expect(out.reason).toMatch(/outside the folders NextAI may use/);
+      expect(out.reason?.en).toMatch(/outside the folders NextAI may use/);
       expect(guards.narrow.check('link-out/link-back', 'write', fill(P), undefined, keep).allowed).toBe(false);
     } finally {
       fs.unlinkSync(inSsh);
@@ -718,7 +721,7 @@ describe('FileGuard: a final symlink kept where it is (followFinal: false)', () 
     }
     const granted = { allowed_directories: [fill(`${P}/app`)] };
     expect(guards.narrow.check('link-in', 'write', fill(P), granted).allowed).toBe(true);
-    expect(guards.narrow.check('link-in', 'write', fill(P), granted, keep).reason).toMatch(/this task was granted/);
+    expect(guards.narrow.check('link-in', 'write', fill(P), granted, keep).reason?.en).toMatch(/this task was granted/);
   });
 });
 
@@ -788,9 +791,9 @@ describe('FileGuard on macOS and Windows (comparison rules)', () => {
     );
     expect(guard.check('C:\\Users\\me\\.NextAI-Agent.\\data.db', 'read', 'C:\\').layer).toBe('protected_files');
     expect(guard.check('C:\\Users\\me', 'write', 'C:\\').layer).toBe('protected_files');
-    expect(guard.check('C:\\Users\\me\\.ssh.\\id_rsa', 'read', 'C:\\').reason).toMatch(/denied pattern/);
-    expect(guard.check('c:\\users\\me\\.SSH\\id_rsa', 'read', 'C:\\').reason).toMatch(/denied pattern/);
-    expect(guard.check('C:\\Users\\me\\.ssh', 'read', 'C:\\').reason).toMatch(/denied pattern/);
+    expect(guard.check('C:\\Users\\me\\.ssh.\\id_rsa', 'read', 'C:\\').reason?.en).toMatch(/denied pattern/);
+    expect(guard.check('c:\\users\\me\\.SSH\\id_rsa', 'read', 'C:\\').reason?.en).toMatch(/denied pattern/);
+    expect(guard.check('C:\\Users\\me\\.ssh', 'read', 'C:\\').reason?.en).toMatch(/denied pattern/);
     expect(guard.check('C:\\Users\\me\\_netrc', 'read', 'C:\\').sensitive).toBeTruthy();
     expect(() => guard.check('C:foo', 'read', 'C:\\')).toThrow(/drive's current folder/);
     expect(() => guard.check('\\\\.\\PhysicalDrive0', 'write', 'C:\\')).toThrow(/device path/);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-import { AppError, type Platform, type SecurityConfig } from '@nextai/shared';
+import { AppError, say, type Localized, type Platform, type SecurityConfig } from '@nextai/shared';
 import picomatch from 'picomatch';
 
 import type { GuardVerdict } from '../verdicts.js';
@@ -34,9 +34,9 @@ export interface FileVerdict {
   /** Where the call would really land; tools should open this, not the path they were given. */
   real: string;
   layer?: 'protected_files' | 'filesystem';
-  reason?: string;
+  reason?: Localized;
   /** Set when the place is sensitive (start-up files, keys, credential stores…): the call is critical. */
-  sensitive?: string;
+  sensitive?: Localized;
 }
 
 /** A coordinator grant's narrowing; it can only take folders away. */
@@ -61,8 +61,10 @@ interface ProtectedHit {
  */
 const CONFIGURED_TTL_MS = 1000;
 
-const OWN_FILES =
-  "NextAI's own files (its configuration with your API keys, database, audit log, browser manifests or service units)";
+const OWN_FILES = say(
+  "NextAI's own files (its configuration with your API keys, database, audit log, browser manifests or service units)",
+  'NextAI 自身的文件（含 API 密钥的配置、数据库、审计日志、浏览器清单或服务单元）',
+);
 
 /**
  * Decides which files a tool call may read or write (seed 000 §7.3): only inside the allowed
@@ -127,7 +129,7 @@ export class FileGuard {
         allowed: false,
         real: safeLexical(path, cwd, this.homeDir, this.platform),
         layer: 'filesystem',
-        reason: `${path} cannot be checked: ${(error as Error).message}`,
+        reason: cannotCheck(path, error),
       };
     }
     const { real } = target;
@@ -150,7 +152,10 @@ export class FileGuard {
         allowed: false,
         real,
         layer: 'filesystem',
-        reason: `${describe(path, target)} matches the denied pattern "${pattern}" (security.denied_patterns).`,
+        reason: say(
+          `${describe(path, target)} matches the denied pattern "${pattern}" (security.denied_patterns).`,
+          `${describe(path, target)} 匹配禁止的路径模式“${pattern}”（security.denied_patterns）。`,
+        ),
       });
     }
 
@@ -160,9 +165,12 @@ export class FileGuard {
         allowed: false,
         real,
         layer: 'filesystem',
-        reason:
+        reason: say(
           `${describe(path, target)} is outside the folders NextAI may use (${allowed.join(', ') || 'none'}). ` +
-          'To allow it, add its folder to security.allowed_directories.',
+            'To allow it, add its folder to security.allowed_directories.',
+          `${describe(path, target)} 不在 NextAI 可以使用的目录（${allowed.join(', ') || '无'}）中。` +
+            '如要允许，请把它所在的目录加入 security.allowed_directories。',
+        ),
       });
     }
     const granted = restrictions?.allowed_directories;
@@ -171,7 +179,10 @@ export class FileGuard {
         allowed: false,
         real,
         layer: 'filesystem',
-        reason: `${describe(path, target)} is outside the folders this task was granted (${granted.join(', ') || 'none'}).`,
+        reason: say(
+          `${describe(path, target)} is outside the folders this task was granted (${granted.join(', ') || 'none'}).`,
+          `${describe(path, target)} 不在这个任务获授权的目录（${granted.join(', ') || '无'}）中。`,
+        ),
       });
     }
     return withSensitive({ allowed: true, real });
@@ -187,7 +198,12 @@ export class FileGuard {
     if (!path.includes('{')) return this.checkOnePath(path, access, cwd);
     const expansions = expandBraces(path);
     if (expansions === undefined) {
-      return critical(`${path} expands to more than ${MAX_BRACE_EXPANSIONS} paths; they cannot all be checked.`);
+      return critical(
+        say(
+          `${path} expands to more than ${MAX_BRACE_EXPANSIONS} paths; they cannot all be checked.`,
+          `${path} 展开后超过 ${MAX_BRACE_EXPANSIONS} 个路径，无法逐一检查。`,
+        ),
+      );
     }
     let first: GuardVerdict | undefined;
     for (const expansion of expansions) {
@@ -204,7 +220,7 @@ export class FileGuard {
       try {
         return this.checkGlob(path, access, cwd);
       } catch (error) {
-        return critical(`${path} cannot be checked: ${(error as Error).message}`);
+        return critical(cannotCheck(path, error));
       }
     }
     return this.checkLiteral(path, access, cwd);
@@ -217,7 +233,7 @@ export class FileGuard {
       target = this.resolve(path, cwd);
     } catch (error) {
       // `~name`, a NUL byte, a symlink loop, an unreadable folder: what it touches is unknown.
-      return critical(`${path} cannot be checked: ${(error as Error).message}`);
+      return critical(cannotCheck(path, error));
     }
     return this.judgeForShell(path, target, access);
   }
@@ -229,10 +245,17 @@ export class FileGuard {
       return { block: true, risk: 'critical', layer: 'protected_files', reason: protectedReason(path, target, own) };
     }
     const sensitive = this.sensitiveReason(target);
-    if (sensitive) return critical(`${describe(path, target)} is ${sensitive}.`);
+    if (sensitive) {
+      return critical(
+        say(`${describe(path, target)} is ${sensitive.en}.`, `${describe(path, target)} 是${sensitive['zh-CN']}。`),
+      );
+    }
     const pattern = this.deniedMatch(target);
     if (pattern === undefined) return undefined;
-    const reason = `${describe(path, target)} matches the denied pattern "${pattern}".`;
+    const reason = say(
+      `${describe(path, target)} matches the denied pattern "${pattern}".`,
+      `${describe(path, target)} 匹配禁止的路径模式“${pattern}”。`,
+    );
     // Shell commands run anywhere; reading a denied place (say /etc/os-release) stays the
     // terminal's own high risk, writing one is critical. Sensitive places were handled above.
     return access === 'write' ? critical(reason) : { block: false, risk: 'high', layer: 'filesystem', reason };
@@ -291,7 +314,7 @@ export class FileGuard {
     return undefined;
   }
 
-  private sensitiveReason(target: ResolvedPath): string | undefined {
+  private sensitiveReason(target: ResolvedPath): Localized | undefined {
     const realHome = this.realOf(this.homeDir);
     return (
       sensitivePathReason(target.real, this.homeDir, this.platform) ??
@@ -408,7 +431,12 @@ export class FileGuard {
     const { root, segments } = splitAbsolute(joinedPath(path, cwd, this.homeDir, this.platform), this.platform);
     const firstGlob = segments.findIndex(isGlob);
     if (segments.slice(firstGlob + 1).includes('..')) {
-      return critical(`${path} has .. after a pattern, which leads wherever a matching symlink points.`);
+      return critical(
+        say(
+          `${path} has .. after a pattern, which leads wherever a matching symlink points.`,
+          `${path} 在通配符之后有 ..，会通向匹配的符号链接所指的任何地方。`,
+        ),
+      );
     }
     const baseRaw = root + segments.slice(0, firstGlob).join(api.sep);
     const rest = segments.slice(firstGlob).filter((segment) => segment !== '.');
@@ -425,25 +453,40 @@ export class FileGuard {
             block: true,
             risk: 'critical',
             layer: 'protected_files',
-            reason: `${path} can match ${configured}, one of ${OWN_FILES}; tool calls may not touch them.`,
+            reason: say(
+              `${path} can match ${configured}, one of ${OWN_FILES.en}; tool calls may not touch them.`,
+              `${path} 可能匹配 ${configured}，它属于${OWN_FILES['zh-CN']}；工具调用不能碰它们。`,
+            ),
           };
         }
         if (access === 'write' && reach.includes('ancestor')) {
-          return critical(`${path} can match a folder that holds ${configured}, one of ${OWN_FILES}.`);
+          return critical(
+            say(
+              `${path} can match a folder that holds ${configured}, one of ${OWN_FILES.en}.`,
+              `${path} 可能匹配包含 ${configured} 的目录，它属于${OWN_FILES['zh-CN']}。`,
+            ),
+          );
         }
       }
     }
     for (const home of new Set([this.homeDir, this.realOf(this.homeDir)])) {
       for (const location of compiledLocations(home, this.platform)) {
         if (split.some((glob) => globReach(glob, location, this.platform) === 'inside')) {
-          return critical(`${path} can match ${location.reason}.`);
+          return critical(
+            say(`${path} can match ${location.reason.en}.`, `${path} 可能匹配${location.reason['zh-CN']}。`),
+          );
         }
       }
     }
 
     const matches = expandGlob(physicalBase, rest, this.platform);
     if (matches === undefined) {
-      return critical(`${path} matches more than ${MAX_GLOB_MATCHES} files or folders; they cannot all be checked.`);
+      return critical(
+        say(
+          `${path} matches more than ${MAX_GLOB_MATCHES} files or folders; they cannot all be checked.`,
+          `${path} 匹配超过 ${MAX_GLOB_MATCHES} 个文件或目录，无法逐一检查。`,
+        ),
+      );
     }
     let first: GuardVerdict | undefined;
     for (const match of matches) {
@@ -456,7 +499,10 @@ export class FileGuard {
     if (first) return first;
 
     const pattern = this.deniedMatch({ real: physical, absolute: lexical });
-    return pattern === undefined ? undefined : critical(`${path} matches the denied pattern "${pattern}".`);
+    if (pattern === undefined) return undefined;
+    return critical(
+      say(`${path} matches the denied pattern "${pattern}".`, `${path} 匹配禁止的路径模式“${pattern}”。`),
+    );
   }
 }
 
@@ -635,7 +681,7 @@ function segmentMatches(pattern: string, name: string, platform: Platform): bool
   return matcher(globForm(name, platform));
 }
 
-function critical(reason: string): GuardVerdict {
+function critical(reason: Localized): GuardVerdict {
   return { block: false, risk: 'critical', layer: 'filesystem', reason };
 }
 
@@ -643,15 +689,31 @@ function describe(path: string, target: ResolvedPath): string {
   return target.real === path ? path : `${path} (really ${target.real})`;
 }
 
-function protectedReason(path: string, target: ResolvedPath, hit: ProtectedHit): string {
+function protectedReason(path: string, target: ResolvedPath, hit: ProtectedHit): Localized {
+  const where = describe(path, target);
+  const own = hit.protectedPath;
   switch (hit.kind) {
     case 'inside':
-      return `${describe(path, target)} is inside ${hit.protectedPath}, one of ${OWN_FILES}; tool calls may not read or change them.`;
+      return say(
+        `${where} is inside ${own}, one of ${OWN_FILES.en}; tool calls may not read or change them.`,
+        `${where} 位于 ${own} 内，它属于${OWN_FILES['zh-CN']}；工具调用不能读取或修改它们。`,
+      );
     case 'ancestor':
-      return `${describe(path, target)} holds ${hit.protectedPath}, one of ${OWN_FILES}; writing to it would change them.`;
+      return say(
+        `${where} holds ${own}, one of ${OWN_FILES.en}; writing to it would change them.`,
+        `${where} 包含 ${own}，它属于${OWN_FILES['zh-CN']}；写入它会改动这些文件。`,
+      );
     case 'hardlink':
-      return `${describe(path, target)} is a hard link to a file in ${hit.protectedPath}, one of ${OWN_FILES}; tool calls may not read or change it.`;
+      return say(
+        `${where} is a hard link to a file in ${own}, one of ${OWN_FILES.en}; tool calls may not read or change it.`,
+        `${where} 是指向 ${own} 中文件的硬链接，它属于${OWN_FILES['zh-CN']}；工具调用不能读取或修改它。`,
+      );
   }
+}
+
+function cannotCheck(path: string, error: unknown): Localized {
+  const message = (error as Error).message;
+  return say(`${path} cannot be checked: ${message}`, `无法检查 ${path}：${message}`);
 }
 
 function safeLexical(path: string, cwd: string, homeDir: string, platform: Platform): string {

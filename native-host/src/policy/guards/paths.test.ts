@@ -184,8 +184,8 @@ describe('sensitivePathReason', () => {
   });
 
   it('says why in words', () => {
-    expect(sensitivePathReason('/home/me/.bashrc', '/home/me', 'linux')).toMatch(/runs every time/);
-    expect(sensitivePathReason('/home/me/.ssh/id_rsa', '/home/me', 'linux')).toMatch(/SSH/);
+    expect(sensitivePathReason('/home/me/.bashrc', '/home/me', 'linux')?.en).toMatch(/runs every time/);
+    expect(sensitivePathReason('/home/me/.ssh/id_rsa', '/home/me', 'linux')?.en).toMatch(/SSH/);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { Platform } from '@nextai/shared';
+import { say, type Localized, type Platform } from '@nextai/shared';
 
 import { comparablePath, pathApiFor, splitAbsolute } from './paths.js';
 
@@ -12,28 +12,43 @@ import { comparablePath, pathApiFor, splitAbsolute } from './paths.js';
 export interface SensitiveLocation {
   path: string;
   tree: boolean;
-  reason: string;
+  reason: Localized;
   /** Only on these platforms (absolute system paths that mean nothing elsewhere). */
   platforms?: readonly Platform[];
 }
 
-const STARTUP = 'a shell or login start-up file: what is written there runs every time you log in or open a terminal';
-const GIT = 'git configuration, which can make git run commands and send credentials';
-const SSH = 'SSH keys and settings, which give access to other computers';
-const SCHEDULED = 'scheduled jobs (cron/at): what is written there runs automatically later';
-const SERVICES = 'service definitions (systemd/launchd/init): what is written there runs in the background';
-const AUTOSTART = 'programs started automatically when you log in';
-const CREDENTIALS = 'a credential store holding passwords, tokens or keys';
-const KEYCHAIN = 'a keychain or keyring holding saved passwords';
-const PRIVILEGES = 'system accounts and administrator rights';
-const BROWSER = 'browser cookies or saved passwords, which let anyone act as you on websites';
+const STARTUP = say(
+  'a shell or login start-up file: what is written there runs every time you log in or open a terminal',
+  'shell 或登录启动文件：写进去的内容会在每次登录或打开终端时运行',
+);
+const GIT = say(
+  'git configuration, which can make git run commands and send credentials',
+  'git 配置，它能让 git 运行命令并发送凭据',
+);
+const SSH = say('SSH keys and settings, which give access to other computers', 'SSH 密钥和设置，可用来访问其他电脑');
+const SCHEDULED = say(
+  'scheduled jobs (cron/at): what is written there runs automatically later',
+  '计划任务（cron/at）：写进去的内容以后会自动运行',
+);
+const SERVICES = say(
+  'service definitions (systemd/launchd/init): what is written there runs in the background',
+  '服务定义（systemd/launchd/init）：写进去的内容会在后台运行',
+);
+const AUTOSTART = say('programs started automatically when you log in', '登录时自动启动的程序');
+const CREDENTIALS = say('a credential store holding passwords, tokens or keys', '保存密码、令牌或密钥的凭据存储');
+const KEYCHAIN = say('a keychain or keyring holding saved passwords', '保存密码的钥匙串或密钥环');
+const PRIVILEGES = say('system accounts and administrator rights', '系统账户和管理员权限');
+const BROWSER = say(
+  'browser cookies or saved passwords, which let anyone act as you on websites',
+  '浏览器 Cookie 或保存的密码，任何人拿到都能在网站上冒充你',
+);
 
 const unix: readonly Platform[] = ['linux', 'macos'];
 const windows: readonly Platform[] = ['windows'];
 
-const file = (path: string, reason: string, platforms?: readonly Platform[]): SensitiveLocation =>
+const file = (path: string, reason: Localized, platforms?: readonly Platform[]): SensitiveLocation =>
   platforms ? { path, tree: false, reason, platforms } : { path, tree: false, reason };
-const tree = (path: string, reason: string, platforms?: readonly Platform[]): SensitiveLocation =>
+const tree = (path: string, reason: Localized, platforms?: readonly Platform[]): SensitiveLocation =>
   platforms ? { path, tree: true, reason, platforms } : { path, tree: true, reason };
 
 export const SENSITIVE_LOCATIONS: readonly SensitiveLocation[] = [
@@ -155,7 +170,7 @@ export interface CompiledLocation {
   exact: string;
   below: string;
   tree: boolean;
-  reason: string;
+  reason: Localized;
 }
 
 /** Compiled anchors per platform and home folder; a daemon sees one or two homes, tests a few. */
@@ -184,7 +199,7 @@ export function compiledLocations(homeDir: string, platform: Platform): Compiled
  * Why a path is sensitive, or undefined. Give it the real path (symlinks resolved); callers also
  * ask about the lexical path, since `~/.bashrc` may be a symlink into a dotfiles folder.
  */
-export function sensitivePathReason(realPath: string, homeDir: string, platform: Platform): string | undefined {
+export function sensitivePathReason(realPath: string, homeDir: string, platform: Platform): Localized | undefined {
   const subject = comparablePath(realPath, platform);
   for (const location of compiledLocations(homeDir, platform)) {
     if (subject === location.exact || (location.tree && subject.startsWith(location.below))) return location.reason;

@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@nextai/shared';
+import { verbatim, type RiskLevel } from '@nextai/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { MAX_COMMAND_BYTES, analyzeShellCommand, initShellAnalyzer, isShellAnalyzerReady } from './index.js';
@@ -16,7 +16,7 @@ function expectLevels(table: [string, RiskLevel][]): void {
 }
 
 function reasons(command: string): string[] {
-  return analyze(command).findings.map((finding) => finding.reason);
+  return analyze(command).findings.map((finding) => finding.reason.en);
 }
 
 describe('initialisation', () => {
@@ -40,7 +40,7 @@ describe('result shape', () => {
     const chain = Array.from({ length: 30 }, (_, index) => `git add f${index}`).join(' && ');
     const result = analyze(`${chain} && sudo id`);
     expect(result.findings[0]?.risk).toBe('critical');
-    expect(result.findings.map((finding) => finding.reason)).toContain(
+    expect(result.findings.map((finding) => finding.reason.en)).toContain(
       'runs git add: git add f0 (and 29 more like it)',
     );
   });
@@ -68,20 +68,20 @@ describe('fails closed', () => {
     const result = analyze(command);
     expect(result.parsed).toBe(false);
     expect(result.risk).toBe('critical');
-    expect(result.findings.some((finding) => finding.reason.includes('fails closed'))).toBe(true);
+    expect(result.findings.some((finding) => finding.reason.en.includes('fails closed'))).toBe(true);
   });
 
   it('refuses input over 64 KiB without parsing it', () => {
     const result = analyze(`echo ${'a'.repeat(MAX_COMMAND_BYTES)}`);
     expect(result).toMatchObject({ risk: 'critical', parsed: false });
-    expect(result.findings[0]?.reason).toMatch(/over the 65536-byte limit/);
+    expect(result.findings[0]?.reason.en).toMatch(/over the 65536-byte limit/);
   });
 
   it('fails closed when the deadline passes', () => {
     const long = Array.from({ length: 6000 }, (_, index) => `echo ${index}`).join('; ');
     const result = analyzeShellCommand(long, fakeGuards(), { cwd: PROJECT, homeDir: HOME, timeoutMs: 0 });
     expect(result.risk).toBe('critical');
-    expect(result.findings.some((finding) => /took too long/.test(finding.reason))).toBe(true);
+    expect(result.findings.some((finding) => /took too long/.test(finding.reason.en))).toBe(true);
   });
 
   it('nests sh -c at most 8 levels deep', () => {
@@ -101,7 +101,7 @@ describe('fails closed', () => {
     const result = analyze(chain.join(' && '));
     expect(result.risk).toBe('critical');
     expect(result.commands).toContain('sudo');
-    expect(result.findings.some((finding) => /took too long/.test(finding.reason))).toBe(false);
+    expect(result.findings.some((finding) => /took too long/.test(finding.reason.en))).toBe(false);
   });
 
   it('fails closed on syntax nested too deeply to walk', () => {
@@ -126,7 +126,7 @@ describe('hidden characters', () => {
   ])('a %s makes it critical', (_what, command) => {
     const result = analyze(command);
     expect(result.risk).toBe('critical');
-    expect(result.findings.some((finding) => /can hide what really runs/.test(finding.reason))).toBe(true);
+    expect(result.findings.some((finding) => /can hide what really runs/.test(finding.reason.en))).toBe(true);
   });
 
   it('allows tabs, newlines and ordinary Unicode text', () => {
@@ -842,7 +842,7 @@ describe('network', () => {
 
   it('reports a blocked domain as blocked, with the guard layer and reason', () => {
     const result = analyze('wget -q https://evil.example/x');
-    expect(result.blocked).toEqual({ layer: 'network', reason: 'evil.example is a blocked domain' });
+    expect(result.blocked).toEqual({ layer: 'network', reason: verbatim('evil.example is a blocked domain') });
     expect(result.risk).toBe('critical');
   });
 });
@@ -1222,7 +1222,10 @@ describe('guards', () => {
 
   it('reports a write into protected files as blocked by that layer', () => {
     const result = analyze('echo {} > ~/.nextai-agent/config.json');
-    expect(result.blocked).toEqual({ layer: 'protected_files', reason: "NextAI's own files cannot be changed" });
+    expect(result.blocked).toEqual({
+      layer: 'protected_files',
+      reason: verbatim("NextAI's own files cannot be changed"),
+    });
     expect(result.risk).toBe('critical');
   });
 

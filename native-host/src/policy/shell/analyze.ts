@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@nextai/shared';
+import type { Localized, RiskLevel } from '@nextai/shared';
 import type { Node } from 'web-tree-sitter';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
@@ -14,7 +14,7 @@ export interface ShellAnalysis {
   risk: RiskLevel;
   findings: ShellFinding[];
   /** A guard said no (a write into NextAI's own files, a blocked domain). */
-  blocked?: { layer: GuardVerdict['layer']; reason: string };
+  blocked?: { layer: GuardVerdict['layer']; reason: Localized };
   /** Command names found, for display. */
   commands: string[];
   /** False when the command could not be parsed (or the parse timed out); the risk is then critical. */

@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@nextai/shared';
+import type { Localized, RiskLevel } from '@nextai/shared';
 
 import {
   criticalPatternRead,
@@ -9,6 +9,7 @@ import {
   isBroadDirectory,
   resolveShellPath,
 } from './paths.js';
+import type { ShellPhrase } from './phrases.js';
 import type { AnalysisState } from './state.js';
 import { computedWord, type Word } from './words.js';
 
@@ -70,7 +71,7 @@ export type Place = Pick<Invocation, 'excerpt'>;
 
 const READS: ReadonlySet<PathRole> = new Set(['read', 'list', 'exec', 'readTree', 'unknown', 'link']);
 
-export function report(st: AnalysisState, inv: Invocation, risk: RiskLevel, what: string): void {
+export function report(st: AnalysisState, inv: Invocation, risk: RiskLevel, what: ShellPhrase | Localized): void {
   st.raise(risk, what, inv.excerpt);
 }
 

@@ -1,14 +1,15 @@
-import { RISK_LEVELS, higherRisk, type RiskLevel } from '@nextai/shared';
+import { RISK_LEVELS, higherRisk, say, type Localized, type RiskLevel } from '@nextai/shared';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
 import type { Invocation, Stdin } from './invocation.js';
 import { pathRules, type PathRules } from './paths.js';
+import { shellPhrase, type ShellPhrase } from './phrases.js';
 import type { WordEnv } from './words.js';
 
 export interface ShellFinding {
   risk: RiskLevel;
-  /** Plain English, e.g. "deletes files recursively: rm -rf build/ ~". */
-  reason: string;
+  /** e.g. "deletes files recursively: rm -rf build/ ~", in every language the panel shows. */
+  reason: Localized;
   excerpt?: string;
 }
 
@@ -23,7 +24,7 @@ const MAX_FINDINGS = 40;
 
 interface Found {
   risk: RiskLevel;
-  what: string;
+  what: Localized;
   excerpt: string | undefined;
   count: number;
 }
@@ -32,7 +33,7 @@ const MAX_EXCERPT = 160;
 /** Everything one analysis learns while it walks a command. */
 export class AnalysisState {
   risk: RiskLevel = 'low';
-  blocked: { layer: GuardVerdict['layer']; reason: string } | undefined;
+  blocked: { layer: GuardVerdict['layer']; reason: Localized } | undefined;
   readonly commands = new Set<string>();
   /** Functions the command defines; calling one runs a body that is analysed where it is defined. */
   readonly functions = new Set<string>();
@@ -78,16 +79,21 @@ export class AnalysisState {
     this.rules = pathRules(homeDir, startDir);
   }
 
-  /** Records that something in the command is at least `risk`, and why. */
-  raise(risk: RiskLevel, what: string, excerpt?: string): void {
+  /**
+   * Records that something in the command is at least `risk`, and why: a phrase of the catalog
+   * (phrases.ts, which holds its translations) or a sentence built with `say`.
+   */
+  raise(risk: RiskLevel, what: ShellPhrase | Localized, excerpt?: string): void {
     this.risk = higherRisk(this.risk, risk);
     if (risk === 'low') return;
-    const existing = this.found.get(what);
+    const text = typeof what === 'string' ? shellPhrase(what) : what;
+    const existing = this.found.get(text.en);
     if (existing) {
       existing.risk = higherRisk(existing.risk, risk);
       existing.count += 1;
     } else {
-      this.found.set(what, { risk, what, excerpt: excerpt === undefined ? undefined : shorten(excerpt), count: 1 });
+      const shortExcerpt = excerpt === undefined ? undefined : shorten(excerpt);
+      this.found.set(text.en, { risk, what: text, excerpt: shortExcerpt, count: 1 });
     }
   }
 
@@ -107,14 +113,20 @@ export class AnalysisState {
     const rank = (finding: Found) => RISK_LEVELS.indexOf(finding.risk);
     const all = [...this.found.values()].sort((a, b) => rank(b) - rank(a));
     const shown = all.slice(0, MAX_FINDINGS).map((found): ShellFinding => {
-      const more = found.count > 1 ? ` (and ${found.count - 1} more like it)` : '';
-      if (found.excerpt === undefined || found.excerpt === '')
-        return { risk: found.risk, reason: `${found.what}${more}` };
-      return { risk: found.risk, reason: `${found.what}: ${found.excerpt}${more}`, excerpt: found.excerpt };
+      const { what, count, excerpt } = found;
+      const more = count > 1 ? say(` (and ${count - 1} more like it)`, `（另有 ${count - 1} 处类似）`) : say('', '');
+      if (excerpt === undefined || excerpt === '') {
+        return { risk: found.risk, reason: say(`${what.en}${more.en}`, `${what['zh-CN']}${more['zh-CN']}`) };
+      }
+      const reason = say(`${what.en}: ${excerpt}${more.en}`, `${what['zh-CN']}：${excerpt}${more['zh-CN']}`);
+      return { risk: found.risk, reason, excerpt };
     });
     const rest = all.slice(MAX_FINDINGS);
     const riskiest = rest[0];
-    if (riskiest) shown.push({ risk: riskiest.risk, reason: `…and ${rest.length} more kinds of findings` });
+    if (riskiest) {
+      const reason = say(`…and ${rest.length} more kinds of findings`, `……另有 ${rest.length} 类发现`);
+      shown.push({ risk: riskiest.risk, reason });
+    }
     return shown;
   }
 

@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { verbatim } from '@nextai/shared';
+
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
 import { analyzeShellCommand, type ShellAnalysis } from './analyze.js';
 
@@ -30,11 +32,11 @@ export function fakeGuards(calls?: GuardCalls): ShellGuards {
           block: true,
           risk: 'critical',
           layer: 'protected_files',
-          reason: "NextAI's own files cannot be changed",
+          reason: verbatim("NextAI's own files cannot be changed"),
         };
       }
       if (/^\/home\/u\/\.(?:ssh|aws)(?:\/|$)/.test(resolved) && access === 'read') {
-        return { block: false, risk: 'critical', layer: 'filesystem', reason: 'reads credentials' };
+        return { block: false, risk: 'critical', layer: 'filesystem', reason: verbatim('reads credentials') };
       }
       return undefined;
     },
@@ -42,7 +44,12 @@ export function fakeGuards(calls?: GuardCalls): ShellGuards {
       calls?.urls.push(url);
       const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?([^/:?#]+)/i.exec(url)?.[1]?.toLowerCase();
       if (host === 'evil.example' || host?.endsWith('.evil.example')) {
-        return { block: true, risk: 'critical', layer: 'network', reason: 'evil.example is a blocked domain' };
+        return {
+          block: true,
+          risk: 'critical',
+          layer: 'network',
+          reason: verbatim('evil.example is a blocked domain'),
+        };
       }
       return undefined;
     },
