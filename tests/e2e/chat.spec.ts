@@ -246,3 +246,69 @@ test('a screenshot step shows a thumbnail that opens full size', async () => {
   await panel.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
 });
+
+/** What the panel asked `runs.get` for and got, recorded in the background (every panel call passes it). */
+interface StepRead {
+  stepsFrom: number | undefined;
+  returned: number[];
+}
+
+test('a 500-step run in the chat: a window of its items in the page, later reads only the new steps, earlier items on request', async () => {
+  const plan = (turn: number, call: number) => ({
+    name: 'todo_write',
+    input: { items: [{ id: `t${turn}-${call}`, content: `Step ${turn}.${call}`, status: 'completed' }] },
+  });
+  const turns: ScriptedTurn[] = [1, 2, 3, 4, 5].map((turn) => ({
+    kind: 'tool_calls',
+    calls: Array.from({ length: 100 }, (_, call) => plan(turn, call)),
+  }));
+  const panel = await openChat([...turns, { kind: 'text', text: 'Planned all five hundred.' }]);
+  const worker = panel.context().serviceWorkers()[0]!;
+  await worker.evaluate(() => {
+    const globals = globalThis as unknown as {
+      nextaiBackground: { connection: { request(method: string, params: object, options?: object): Promise<unknown> } };
+      stepReads: StepRead[];
+    };
+    const connection = globals.nextaiBackground.connection;
+    const request = connection.request.bind(connection);
+    globals.stepReads = [];
+    connection.request = (method, params, options) => {
+      const answer = request(method, params, options);
+      if (method === 'runs.get') {
+        void answer.then((result) => {
+          const steps = (result as { steps?: { step: number }[] }).steps ?? [];
+          const stepsFrom = (params as { steps_from?: number }).steps_from;
+          globals.stepReads.push({ stepsFrom, returned: steps.map((step) => step.step) });
+        });
+      }
+      return answer;
+    };
+  });
+
+  await send(panel, 'Plan five hundred steps');
+  const run = panel.getByTestId('run');
+  await expect(run).toHaveAttribute('data-state', 'finished', { timeout: 120_000 });
+  await expect(panel.getByTestId('agent-message').last()).toHaveText('Planned all five hundred.');
+  await expect(panel.getByTestId('run-end')).toContainText('tool calls: 500');
+
+  // Only a window of the run's items is in the page, the newest ones.
+  const cards = panel.getByTestId('tool-card');
+  expect(await cards.count()).toBeLessThanOrEqual(60);
+  await expect(cards.last()).toContainText('Step 5.99');
+  // Earlier items come on request, a window at a time.
+  await panel.getByTestId('show-earlier').click();
+  await expect(cards.first()).not.toContainText('Step 5.');
+  expect(await cards.count()).toBeLessThanOrEqual(60);
+  await panel.screenshot({ path: 'test-results/chat-500-steps-en.png' });
+
+  // While the run went on, the chat read only what it did not hold yet: each later read starts
+  // where the previous one left off, and returns nothing before that.
+  const reads = await worker.evaluate(() => (globalThis as unknown as { stepReads: StepRead[] }).stepReads);
+  const later = reads.filter((read) => read.stepsFrom !== undefined && read.stepsFrom > 0);
+  expect(later.length).toBeGreaterThan(0);
+  for (const read of later) expect(Math.min(...read.returned)).toBeGreaterThanOrEqual(read.stepsFrom!);
+  const transferred = reads.reduce((sum, read) => sum + read.returned.length, 0);
+  const total = Math.max(...reads.flatMap((read) => read.returned));
+  // Re-reading the whole run each time would send the first hundreds of steps again and again.
+  expect(transferred).toBeLessThan(2 * total);
+});

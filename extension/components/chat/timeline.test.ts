@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { DaemonEvent, RunView } from '@nextai/shared';
 
-import { applyEvent, buildTimeline, orderedItems, toolCallCount, type RunStepView } from './timeline.js';
+import { applyEvent, buildTimeline, mergeSteps, orderedItems, toolCallCount, type RunStepView } from './timeline.js';
 
 const run = (patch: Partial<RunView> = {}): RunView => ({
   id: 'r1',
@@ -147,5 +147,51 @@ describe('run timeline', () => {
       ],
     );
     expect(orderedItems(timeline).map((item) => item.kind)).toEqual(['text', 'user', 'tool']);
+  });
+});
+
+describe('reading only the new steps of a long run', () => {
+  const open: RunStepView = {
+    step: 3,
+    kind: 'tool_call',
+    intent: { kind: 'tool_call', tool: 'bash_execute', call_id: 'c2', input: { command: 'ls' } },
+    result: null,
+    intent_at: '2026-01-01T00:00:03.000Z',
+    result_at: null,
+  };
+
+  it('asks next from the first step still open, or after the last one', () => {
+    expect(buildTimeline(run(), [...steps, open], []).stepsFrom).toBe(3);
+    expect(buildTimeline(run(), steps, []).stepsFrom).toBe(3);
+    expect(buildTimeline(run(), [], []).stepsFrom).toBe(0);
+  });
+
+  it('merges a later read: the open step gets its result, earlier items stay, a Chinese refusal is kept', () => {
+    const timeline = buildTimeline(run(), [...steps, open], []);
+    const before = timeline.items.get(2);
+    const refused: RunStepView = {
+      ...open,
+      result: {
+        ok: false,
+        error: {
+          code: 'POLICY_BLOCKED',
+          message: 'Blocked (filesystem): no.',
+          translations: { 'zh-CN': '已阻止：不行。' },
+        },
+      },
+      result_at: '2026-01-01T00:00:04.000Z',
+    };
+    const next: RunStepView = { ...steps[0]!, step: 4, intent_at: '2026-01-01T00:00:05.000Z' };
+    mergeSteps(timeline, run({ turns: 2 }), [refused, next], []);
+    expect(timeline.items.get(2)).toBe(before);
+    expect(timeline.items.get(3)).toMatchObject({
+      kind: 'tool',
+      status: 'failed',
+      summary: 'Blocked (filesystem): no.',
+      summaryTranslations: { 'zh-CN': '已阻止：不行。' },
+    });
+    expect(timeline.items.get(4)).toMatchObject({ kind: 'text', text: 'Let me check.' });
+    expect(timeline.run.turns).toBe(2);
+    expect(timeline.stepsFrom).toBe(5);
   });
 });

@@ -59,6 +59,11 @@ export interface RunTimeline {
   items: Map<number, TimelineItem>;
   /** The highest event seq applied: anything at or below it is a replay. */
   lastSeq: number;
+  /**
+   * The first stored step not finished when the steps were last read: the ones before it never
+   * change, so the next read asks only from here (`runs.get` `steps_from`).
+   */
+  stepsFrom: number;
 }
 
 function dataOf<T extends keyof typeof RUN_EVENT_SCHEMAS>(event: DaemonEvent, type: T): EventData<T> | undefined {
@@ -162,7 +167,12 @@ export function buildTimeline(
   events: readonly DaemonEvent[],
   messages: readonly SessionMessage[] = [],
 ): RunTimeline {
-  const timeline: RunTimeline = { run, items: itemsFromSteps(run, steps), lastSeq: 0 };
+  const timeline: RunTimeline = {
+    run,
+    items: itemsFromSteps(run, steps),
+    lastSeq: 0,
+    stepsFrom: firstOpenStep(steps, 0),
+  };
   const stored = new Set(timeline.items.keys());
   const storedSteps = new Set(steps.filter((step) => step.result_at !== null).map((step) => step.step));
   for (const event of events) {
@@ -185,6 +195,30 @@ export function buildTimeline(
   }
   addMessages(timeline, messages);
   return timeline;
+}
+
+/**
+ * Takes in a later read of the steps numbered `timeline.stepsFrom` and up: their items replace
+ * what the events had made of them, the finished ones before stay as they are.
+ */
+export function mergeSteps(
+  timeline: RunTimeline,
+  run: RunView,
+  steps: readonly RunStepView[],
+  messages: readonly SessionMessage[],
+): void {
+  timeline.run = run;
+  for (const [step, item] of itemsFromSteps(run, steps)) timeline.items.set(step, item);
+  timeline.stepsFrom = firstOpenStep(steps, timeline.stepsFrom);
+  addMessages(timeline, messages);
+}
+
+/** The first step without a result, or the one after the last; `from` when there are none. */
+function firstOpenStep(steps: readonly RunStepView[], from: number): number {
+  const open = steps.find((step) => step.result_at === null);
+  if (open) return open.step;
+  const last = steps.at(-1);
+  return last === undefined ? from : last.step + 1;
 }
 
 /** Steers and answers of this run from the session's messages, placed after the step they followed. */

@@ -4,7 +4,14 @@ import { toAppError, type DaemonEvent, type RunView, type ToolInfo } from '@next
 
 import type { ConnectionState } from '../../lib/connection-state.js';
 import type { PanelClient } from '../../lib/panel-client.js';
-import { addMessages, applyEvent, buildTimeline, type RunTimeline, type SessionMessage } from './timeline.js';
+import {
+  addMessages,
+  applyEvent,
+  buildTimeline,
+  mergeSteps,
+  type RunTimeline,
+  type SessionMessage,
+} from './timeline.js';
 
 /** Runs of a session read at first; older ones come on request. */
 const RUNS_SHOWN = 10;
@@ -53,11 +60,17 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
     }));
   }, []);
 
+  /** Reads a run: whole, or (`onlyNew`, while it goes on) just the steps it has not finished yet. */
   const loadRun = useCallback(
-    async (id: string) => {
-      const { run, steps } = await client.call('runs.get', { id, steps: true });
+    async (id: string, onlyNew = false) => {
+      const known = onlyNew ? timelines.current.get(id) : undefined;
+      const { run, steps = [] } = await client.call(
+        'runs.get',
+        known ? { id, steps: true, steps_from: known.stepsFrom } : { id, steps: true },
+      );
       if (current.current !== sessionId) return;
-      timelines.current.set(id, buildTimeline(run, steps ?? [], client.events, messages.current));
+      if (known && timelines.current.get(id) === known) mergeSteps(known, run, steps, messages.current);
+      else timelines.current.set(id, buildTimeline(run, steps, client.events, messages.current));
     },
     [client, sessionId],
   );
@@ -116,7 +129,7 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
         id,
         setTimeout(() => {
           refetchTimers.current.delete(id);
-          loadRun(id).then(
+          loadRun(id, true).then(
             () => publish(),
             () => undefined,
           );

@@ -143,8 +143,9 @@ export class RunManager {
     return records.map((run) => this.toView(run));
   }
 
-  steps(id: string) {
-    return this.runs.steps(id).map((step) => ({
+  /** A run's steps, all of them or those numbered `from` and up. */
+  steps(id: string, from = 0) {
+    return this.runs.steps(id, from).map((step) => ({
       step: step.step,
       kind: step.kind,
       intent: step.intent,

@@ -372,9 +372,12 @@ export class RunStore {
     return durably(this.db, this.db.transaction(writes));
   }
 
-  steps(runId: string): StepRecord[] {
+  steps(runId: string, from = 0): StepRecord[] {
     this.get(runId);
-    const rows = this.statement('SELECT * FROM run_steps WHERE run_id = ? ORDER BY step').all(runId) as StepRow[];
+    const rows = this.statement('SELECT * FROM run_steps WHERE run_id = ? AND step >= ? ORDER BY step').all(
+      runId,
+      from,
+    ) as StepRow[];
     return rows.map(toStep);
   }
 

@@ -160,9 +160,9 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('runs.list', ({ state, session_id, limit }) => ({
     runs: runs.list({ ...(state ? { state } : {}), ...(session_id ? { sessionId: session_id } : {}), limit }),
   }));
-  peer.handle('runs.get', ({ id, steps }) => ({
+  peer.handle('runs.get', ({ id, steps, steps_from }) => ({
     run: runs.view(id),
-    ...(steps ? { steps: runs.steps(id) } : {}),
+    ...(steps ? { steps: runs.steps(id, steps_from) } : {}),
   }));
   peer.handle('runs.pause', ({ id }) => ({ run: runs.pause(id) }));
   peer.handle('runs.resume', ({ id }) => ({ run: runs.resume(id) }));

@@ -132,7 +132,15 @@ export const RUN_METHODS = {
     result: z.object({ runs: z.array(runViewSchema) }),
   },
   'runs.get': {
-    params: z.object({ id: runId, steps: z.boolean().default(false) }),
+    params: z.object({
+      id: runId,
+      steps: z.boolean().default(false),
+      /**
+       * Only the steps numbered from this one on: a client that holds the finished steps before it
+       * (they never change) reads just what is new or still open, not a 500-step run each time.
+       */
+      steps_from: z.number().int().min(0).optional(),
+    }),
     result: z.object({ run: runViewSchema, steps: z.array(runStepViewSchema).optional() }),
   },
   /** Parks a running run after the action in progress; `runs.resume` continues it. */
