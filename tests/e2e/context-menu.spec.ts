@@ -259,3 +259,32 @@ test.describe('in Chinese', () => {
     await expect(again.getByTestId('context-chip')).toHaveCount(0);
   });
 });
+
+test('the menu and every open panel follow the language chosen in settings, not only the browser’s', async () => {
+  const b = await launch();
+  const titles = async () => (await menuItems(b)).map(([, title]) => title);
+  expect(await titles()).toContain('Let the agent handle this selection');
+  const panel = await openPanel(b);
+  const other = await openPanel(b);
+
+  await panel.getByTestId('tab-settings').click();
+  await panel.getByTestId('settings-page-general').click();
+  await panel.getByTestId('language-switch').getByText('中文').click();
+  await expect(panel.getByTestId('tab-chat')).toHaveText('对话');
+  // The other panel and the right-click menu follow the daemon's event.
+  await expect(other.getByTestId('tab-chat')).toHaveText('对话');
+  await expect
+    .poll(titles)
+    .toEqual(['让智能体处理选中的文字', '让智能体处理这个链接', '让智能体处理这张图片', '让智能体处理这个页面']);
+  // A click now prepares its instruction in Chinese too.
+  const { page, selectionText } = await selectOnPage(b, await startSite());
+  expect((await clickMenu(b, page, selectionText)).instruction).toBe('帮我处理这段选中的文字');
+
+  // Back to the browser's language (English here); the draft brought the chat forward.
+  await panel.bringToFront();
+  await panel.getByTestId('tab-settings').click();
+  await panel.getByTestId('settings-page-general').click();
+  await panel.getByTestId('language-switch').getByText('English').first().click();
+  await expect.poll(titles).toContain('Let the agent handle this selection');
+  await expect(other.getByTestId('tab-chat')).toHaveText('Chat');
+});

@@ -10,7 +10,7 @@ import {
 
 import type { Locale, MessageKey, Translate } from '../../lib/i18n.js';
 import type { AnswerChoice } from './approvals-store.js';
-import type { PendingApproval } from './pending-approvals.js';
+import type { PendingApproval } from '../../lib/pending-approvals.js';
 
 const RISK_LABELS: Record<string, MessageKey> = {
   low: 'approvalsRiskLow',

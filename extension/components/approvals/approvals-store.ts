@@ -1,7 +1,7 @@
 import { AppError, type Approval } from '@nextai/shared';
 
 import type { PanelClient } from '../../lib/panel-client.js';
-import { PendingApprovals, type AnsweredEvent, type PendingApproval } from './pending-approvals.js';
+import { PendingApprovals, type AnsweredEvent, type PendingApproval } from '../../lib/pending-approvals.js';
 
 /** Something the inbox tells the person once: a request answered elsewhere, or gone. */
 export type InboxNotice =

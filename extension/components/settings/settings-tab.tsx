@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 
-import { PERMISSION_LEVELS, PERMISSION_LEVEL_TITLES, type PermissionLevel } from '@nextai/shared';
+import { PERMISSION_LEVELS, PERMISSION_LEVEL_TITLES, UI_LANGUAGES, type PermissionLevel } from '@nextai/shared';
 
 import type { Locale, MessageKey } from '../../lib/i18n.js';
 import type { PanelProps } from '../panel-props.js';
@@ -58,6 +58,16 @@ export function SettingsBoot({ client, state, show, setLocale }: Props) {
       current = false;
     };
   }, [client, connected, daemonPid, setLocale, show]);
+  // … and a choice made elsewhere (another panel, another browser profile) as it happens.
+  useEffect(
+    () =>
+      client.onEvent((event) => {
+        if (event.type !== 'settings.ui_changed') return;
+        const language = UI_LANGUAGES.find((known) => known === event.data.language);
+        if (language) setLocale(localeFor(language));
+      }),
+    [client, setLocale],
+  );
   return null;
 }
 

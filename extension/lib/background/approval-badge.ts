@@ -1,4 +1,4 @@
-import { PendingApprovals } from '../../components/approvals/pending-approvals.js';
+import { PendingApprovals } from '../pending-approvals.js';
 import { showPendingApprovals } from '../badge.js';
 import type { BackgroundContext } from './features.js';
 

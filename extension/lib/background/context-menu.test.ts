@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { translator } from '../i18n.js';
 import { runDraftSchema } from '../panel-messages.js';
-import { MAX_SELECTION_CHARS, draftFromClick, kindOfMenuItem, menuItemId } from './context-menu.js';
+import { MAX_SELECTION_CHARS, draftFromClick, kindOfMenuItem, menuItemId, menuLocale } from './context-menu.js';
 
 const en = translator('en');
 const zh = translator('zh-CN');
@@ -79,5 +79,16 @@ describe('the right-click menu prepares a run', () => {
     );
     expect(draft?.context.selection).toHaveLength(MAX_SELECTION_CHARS + 1);
     expect(draft?.context.selection?.endsWith('…')).toBe(true);
+  });
+});
+
+describe('the menu’s language', () => {
+  it('is the one chosen in settings, and the browser’s for auto or anything unknown', () => {
+    expect(menuLocale('zh-CN', 'en-US')).toBe('zh-CN');
+    expect(menuLocale('en', 'zh-CN')).toBe('en');
+    expect(menuLocale('auto', 'zh-TW')).toBe('zh-CN');
+    expect(menuLocale('auto', 'de-DE')).toBe('en');
+    expect(menuLocale(undefined, 'zh-CN')).toBe('zh-CN');
+    expect(menuLocale('fr', 'en-GB')).toBe('en');
   });
 });

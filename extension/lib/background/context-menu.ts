@@ -1,6 +1,8 @@
 import { browser } from 'wxt/browser';
 
-import { pickLocale, translator, type MessageKey, type Translate } from '../i18n.js';
+import { UI_LANGUAGES } from '@nextai/shared';
+
+import { pickLocale, translator, type Locale, type MessageKey, type Translate } from '../i18n.js';
 import type { RunDraft } from '../panel-messages.js';
 import type { DraftBox } from './drafts.js';
 import type { BackgroundContext } from './features.js';
@@ -162,10 +164,17 @@ async function createMenus(menus: MenusApi, t: Translate): Promise<{ id: string;
   return (await Promise.all(created)).filter((item) => item !== undefined);
 }
 
-export function startContextMenu(_context: BackgroundContext, drafts: DraftBox): void {
+/** The language the person chose in settings (`ui.language`); `auto` and anything unknown follow the browser. */
+export function menuLocale(language: string | undefined, browserLanguage: string): Locale {
+  const chosen = UI_LANGUAGES.find((known) => known === language);
+  return chosen === undefined || chosen === 'auto' ? pickLocale(browserLanguage) : chosen;
+}
+
+export function startContextMenu({ connection }: BackgroundContext, drafts: DraftBox): void {
   const menus = menusApi();
   if (!menus) return;
-  const t = translator(pickLocale(navigator.language));
+  // The browser's language until the daemon says what the person chose.
+  let t = translator(pickLocale(navigator.language));
 
   /** A click on one of the items: open the panel, then hand it the prepared run. */
   const onClick = (info: MenuClick, tab?: MenuTab): RunDraft | undefined => {
@@ -177,9 +186,30 @@ export function startContextMenu(_context: BackgroundContext, drafts: DraftBox):
   };
 
   menus.onClicked.addListener(onClick);
-  const ready = createMenus(menus, t).catch((error: unknown) => {
-    console.warn('NextAI: could not create the right-click menu.', error);
-    return [];
+  const build = () =>
+    createMenus(menus, t).catch((error: unknown) => {
+      console.warn('NextAI: could not create the right-click menu.', error);
+      return [];
+    });
+  let ready = build();
+  /** Rebuilds the items in the chosen language (one rebuild at a time, in order). */
+  const follow = (language: string | undefined) => {
+    const locale = menuLocale(language, navigator.language);
+    if (locale === t.locale) return;
+    t = translator(locale);
+    ready = ready.then(build);
+  };
+
+  // The choice lives in the daemon: read it on every connection, then follow its changes.
+  connection.onStateChange((state) => {
+    if (state.status !== 'connected') return;
+    connection
+      .request('settings.get', {})
+      .then(({ ui }) => follow(ui.language))
+      .catch((error: unknown) => console.warn('NextAI: could not read the language setting.', error));
+  });
+  connection.onEvent((event) => {
+    if (event.type === 'settings.ui_changed') follow(String(event.data.language));
   });
 
   // For end-to-end tests, which cannot click the browser's own menus: the same handler, the

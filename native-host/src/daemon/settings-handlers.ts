@@ -56,7 +56,7 @@ export function registerSettingsHandlers(connection: ClientConnection, services:
 
 export class SettingsService {
   constructor(
-    private readonly services: Pick<DaemonServices, 'policy' | 'recordPolicyChange' | 'info'>,
+    private readonly services: Pick<DaemonServices, 'policy' | 'recordPolicyChange' | 'info' | 'events'>,
     private readonly by: string,
     private readonly environment: Readonly<Record<string, string | undefined>> = process.env,
     private readonly homeDir: string = os.homedir(),
@@ -89,7 +89,9 @@ export class SettingsService {
       if (value !== undefined) text = editJson(text, ['ui', field], value);
     }
     this.write(text);
-    return { ui: this.ui() };
+    const ui = this.ui();
+    this.services.events.append('settings.ui_changed', { language: ui.language, setup_done: ui.setup_done });
+    return { ui };
   }
 
   setModel(params: Params<'settings.set_model'>): Result<'settings.set_model'> {

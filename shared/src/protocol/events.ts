@@ -53,6 +53,8 @@ export const EVENT_DATA_SCHEMAS = {
     reason: z.string().optional(),
   }),
   'policy.changed': z.object({ source: z.string(), summary: z.string() }),
+  /** The panel's preferences changed (another panel, another browser profile): follow them. */
+  'settings.ui_changed': z.object({ language: z.string(), setup_done: z.boolean() }),
   'policy.rejected': z.object({ file: z.string(), problems: z.array(z.string()) }),
   'emergency.engaged': z.object({ reason: z.string(), by: z.string(), aborted_calls: z.number().int() }),
   'emergency.reset': z.object({ by: z.string() }),
