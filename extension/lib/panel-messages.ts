@@ -41,6 +41,7 @@ export const PANEL_METHODS = [
   'settings.test_model',
   'settings.set_security',
   'settings.save_project',
+  'settings.delete_project',
 ] as const satisfies readonly DaemonMethod[];
 export type PanelMethod = (typeof PANEL_METHODS)[number];
 

@@ -205,3 +205,47 @@ test('settings pages: safety lists and the permission level persist, a project p
   await panel.getByTestId('settings-page-model').click();
   await panel.screenshot({ path: 'test-results/settings-model-dark-zh.png', fullPage: true });
 });
+
+test('settings pages: blocked kinds of sites and denied paths; a project is renamed and removed, the default one never', async () => {
+  const panel = await openFreshPanel();
+  await panel.getByTestId('tab-settings').click();
+  await panel.getByTestId('wizard-skip').click();
+
+  await panel.getByTestId('settings-page-safety').click();
+  const categories = panel.getByTestId('blocked-categories');
+  // All three built-in lists are on by default; turning one off is saved at once.
+  await expect(categories.getByRole('checkbox')).toHaveCount(3);
+  // Saved, then shown from what the daemon holds: a click, then the box follows.
+  await categories.getByLabel('Password managers').click();
+  await expect(categories.getByLabel('Password managers')).not.toBeChecked();
+  await expect.poll(() => configJson().security?.blocked_domain_categories).toEqual(['banking', 'identity_providers']);
+  const denied = panel.getByTestId('denied-patterns');
+  await denied.getByRole('textbox').fill('~/Private/**');
+  await denied.getByRole('button', { name: 'Add' }).click();
+  await expect(denied.getByText('~/Private/**', { exact: true })).toBeVisible();
+  expect(configJson().security?.denied_patterns).toContain('~/Private/**');
+  await panel.screenshot({ path: 'test-results/settings-safety-lists-en.png', fullPage: true });
+
+  await panel.getByTestId('settings-page-projects').click();
+  const projects = panel.getByTestId('settings-projects');
+  await expect(projects.getByTestId('project-identity')).toContainText('The default project cannot be removed.');
+  await projects.getByRole('button', { name: 'New project' }).click();
+  await projects.getByLabel('Project id').fill('website');
+  await projects.getByRole('button', { name: 'Create' }).click();
+  await expect(projects.getByLabel('Project', { exact: true })).toHaveValue('website');
+  const identity = projects.getByTestId('project-identity');
+  await identity.getByLabel('Name').fill('Company site');
+  await identity.getByRole('button', { name: 'Rename' }).click();
+  await expect(identity.getByRole('status')).toHaveText('Saved.');
+  const items = () => (configJson().projects?.items ?? {}) as Record<string, { name?: string }>;
+  expect(items().website?.name).toBe('Company site');
+  await expect(projects.getByLabel('Project', { exact: true })).toContainText('Company site (website)');
+  await panel.screenshot({ path: 'test-results/settings-project-en.png', fullPage: true });
+
+  await identity.getByTestId('project-remove').click();
+  await expect(identity).toContainText('Remove “Company site” and its approval policy?');
+  await identity.getByTestId('project-remove-confirm').click();
+  await expect.poll(() => Object.keys(items())).not.toContain('website');
+  await expect(projects.getByLabel('Project', { exact: true })).not.toContainText('website');
+  await expect(projects.getByTestId('project-default')).toBeVisible();
+});

@@ -197,4 +197,27 @@ describe('settings methods', () => {
       .catch((error: unknown) => error);
     expect((badCategory as AppError).message).toMatch(/category_overrides keys must be one of/);
   });
+
+  it('renames and removes a project, but never the default one', async () => {
+    const daemon = await start();
+    await daemon.peer.request('settings.save_project', { id: 'website', name: 'Website' });
+    const renamed = await daemon.peer.request('settings.save_project', { id: 'website', name: 'Company site' });
+    expect(renamed.project).toMatchObject({ id: 'website', name: 'Company site', template: 'development' });
+
+    const refused = await daemon.peer
+      .request('settings.delete_project', { id: 'default' })
+      .catch((error: unknown) => error);
+    expect((refused as AppError).message).toMatch(/is the default project/);
+    const unknown = await daemon.peer
+      .request('settings.delete_project', { id: 'nowhere' })
+      .catch((error: unknown) => error);
+    expect((unknown as AppError).message).toMatch(/There is no project "nowhere"/);
+
+    expect(await daemon.peer.request('settings.delete_project', { id: 'website' })).toEqual({ deleted: 'website' });
+    const { projects } = await daemon.peer.request('policy.show', {});
+    expect(projects.map((project) => project.id)).toEqual(['default']);
+    expect(JSON.parse(fs.readFileSync(path.join(home.dir, 'config.json'), 'utf8')).projects.items).not.toHaveProperty(
+      'website',
+    );
+  });
 });

@@ -1,6 +1,13 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 
-import { PERMISSION_LEVELS, PERMISSION_LEVEL_TITLES, UI_LANGUAGES, type PermissionLevel } from '@nextai/shared';
+import {
+  DOMAIN_CATEGORIES,
+  PERMISSION_LEVELS,
+  PERMISSION_LEVEL_TITLES,
+  UI_LANGUAGES,
+  type DomainCategory,
+  type PermissionLevel,
+} from '@nextai/shared';
 
 import type { Locale, MessageKey } from '../../lib/i18n.js';
 import type { PanelProps } from '../panel-props.js';
@@ -8,7 +15,7 @@ import { LanguageSwitch, localeFor } from './language.js';
 import { ListEditor } from './list-editor.js';
 import { ModelForm, sourceLabel } from './model-form.js';
 import { ProjectPolicy } from './project-policy.js';
-import { messageOf, useSettings, type SettingsData } from './use-settings.js';
+import { messageOf, useSettings, type ProjectView, type SettingsData } from './use-settings.js';
 import { Wizard } from './wizard.js';
 import './settings.css';
 
@@ -16,6 +23,11 @@ type Props = PanelProps & { setLocale: (locale: Locale) => void };
 
 const PAGES = ['model', 'projects', 'safety', 'general'] as const;
 type Page = (typeof PAGES)[number];
+const CATEGORY_LABELS: Record<DomainCategory, MessageKey> = {
+  banking: 'settingsCategoryBanking',
+  password_managers: 'settingsCategoryPasswordManagers',
+  identity_providers: 'settingsCategoryIdentityProviders',
+};
 const PAGE_LABELS: Record<Page, MessageKey> = {
   model: 'settingsPageModel',
   projects: 'settingsPageProjects',
@@ -161,7 +173,7 @@ function SettingsPages({
         ))}
       </nav>
       {page === 'model' && <ModelPage props={props} data={data} update={update} />}
-      {page === 'projects' && <ProjectsPage props={props} data={data} />}
+      {page === 'projects' && <ProjectsPage props={props} data={data} update={update} />}
       {page === 'safety' && <SafetyPage props={props} data={data} update={update} />}
       {page === 'general' && <GeneralPage props={props} data={data} update={update} onRestartSetup={onRestartSetup} />}
     </>
@@ -208,7 +220,15 @@ function ModelPage({
   );
 }
 
-function ProjectsPage({ props, data }: { props: Props; data: SettingsData }) {
+function ProjectsPage({
+  props,
+  data,
+  update,
+}: {
+  props: Props;
+  data: SettingsData;
+  update: (change: (data: SettingsData) => SettingsData) => void;
+}) {
   const { t, client, locale } = props;
   const projects = data.policy.projects;
   const [selected, setSelected] = useState(data.policy.project.id);
@@ -219,6 +239,13 @@ function ProjectsPage({ props, data }: { props: Props; data: SettingsData }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const ids = { select: useId(), id: useId(), name: useId() };
   const project = projects.find((entry) => entry.id === selected) ?? projects[0];
+  /** Shows what the daemon answered at once, before the policy.changed event reloads everything. */
+  const showProjects = (change: (list: ProjectView[]) => ProjectView[]) =>
+    update((current) => ({ ...current, policy: { ...current.policy, projects: change(current.policy.projects) } }));
+  const replaced = (saved: ProjectView) => (list: ProjectView[]) =>
+    list.some((entry) => entry.id === saved.id)
+      ? list.map((entry) => (entry.id === saved.id ? saved : entry))
+      : [...list, saved];
 
   useEffect(() => {
     let current = true;
@@ -241,6 +268,7 @@ function ProjectsPage({ props, data }: { props: Props; data: SettingsData }) {
         id: newId.trim(),
         ...(newName.trim() ? { name: newName.trim() } : {}),
       });
+      showProjects(replaced(created));
       setSelected(created.id);
       setCreating(false);
       setNewId('');
@@ -295,8 +323,126 @@ function ProjectsPage({ props, data }: { props: Props; data: SettingsData }) {
           )}
         </form>
       )}
+      {project && (
+        <ProjectIdentity
+          key={project.id}
+          client={client}
+          project={project}
+          isDefault={project.id === data.policy.project.id}
+          t={t}
+          onRenamed={(saved) => showProjects(replaced(saved))}
+          onRemoved={(id) => {
+            showProjects((list) => list.filter((entry) => entry.id !== id));
+            setSelected(data.policy.project.id);
+          }}
+        />
+      )}
       {project && <ProjectPolicy client={client} project={project} tools={tools} t={t} locale={locale} />}
     </section>
+  );
+}
+
+/** A project's name, editable, and its removal (never the default project's). */
+function ProjectIdentity({
+  client,
+  project,
+  isDefault,
+  t,
+  onRenamed,
+  onRemoved,
+}: {
+  client: Props['client'];
+  project: { id: string; name: string };
+  isDefault: boolean;
+  t: Props['t'];
+  onRenamed: (project: ProjectView) => void;
+  onRemoved: (id: string) => void;
+}) {
+  const [name, setName] = useState(project.name);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const nameId = useId();
+  const act = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      setNotice(await work());
+    } catch (caught) {
+      setError(messageOf(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rename = (event: FormEvent) => {
+    event.preventDefault();
+    void act(async () => {
+      const saved = await client.call('settings.save_project', { id: project.id, name: name.trim() });
+      onRenamed(saved.project);
+      return t('settingsSaved');
+    });
+  };
+  const remove = () =>
+    act(async () => {
+      await client.call('settings.delete_project', { id: project.id });
+      onRemoved(project.id);
+      return t('settingsProjectRemoved', { name: project.name });
+    });
+
+  return (
+    <div className="settings-section project-identity" data-testid="project-identity">
+      <form className="project-rename" onSubmit={rename}>
+        <label htmlFor={nameId}>{t('settingsProjectName')}</label>
+        <input id={nameId} value={name} onChange={(event) => setName(event.target.value)} disabled={busy} />
+        <button
+          type="submit"
+          className="button-small"
+          disabled={busy || name.trim() === '' || name.trim() === project.name}
+        >
+          {t('settingsRenameProject')}
+        </button>
+      </form>
+      {isDefault ? (
+        <p className="hint">{t('settingsRemoveProjectDefault')}</p>
+      ) : confirming ? (
+        <div className="confirm-row" role="group" aria-label={t('settingsRemoveProject')}>
+          <span>{t('settingsRemoveProjectConfirm', { name: project.name })}</span>
+          <button
+            type="button"
+            className="button-danger button-small"
+            disabled={busy}
+            onClick={() => void remove()}
+            data-testid="project-remove-confirm"
+          >
+            {t('settingsRemoveProjectYes')}
+          </button>
+          <button type="button" className="button-small" disabled={busy} onClick={() => setConfirming(false)}>
+            {t('settingsCancel')}
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          className="link-button link-danger"
+          onClick={() => setConfirming(true)}
+          data-testid="project-remove"
+        >
+          {t('settingsRemoveProject')}
+        </button>
+      )}
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+      {notice && !error && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -312,6 +458,7 @@ function SafetyPage({
   const { t, client, locale } = props;
   const { security } = data.policy;
   const [levelError, setLevelError] = useState<string | undefined>(undefined);
+  const [categoryError, setCategoryError] = useState<string | undefined>(undefined);
 
   const save = async (change: Parameters<typeof client.call<'settings.set_security'>>[1]) => {
     const result = await client.call('settings.set_security', change);
@@ -382,6 +529,45 @@ function SafetyPage({
         t={t}
         testId="blocked-domains"
         save={(blocked_domains) => save({ blocked_domains })}
+      />
+      <fieldset className="category-picker" data-testid="blocked-categories">
+        <legend>{t('settingsBlockedCategories')}</legend>
+        <p className="hint">{t('settingsBlockedCategoriesHint')}</p>
+        {DOMAIN_CATEGORIES.map((category) => {
+          const on = security.blocked_domain_categories.includes(category);
+          return (
+            <label key={category} className="check-row">
+              <input
+                type="checkbox"
+                checked={on}
+                onChange={() => {
+                  setCategoryError(undefined);
+                  const next = on
+                    ? security.blocked_domain_categories.filter((entry) => entry !== category)
+                    : [...security.blocked_domain_categories, category];
+                  save({ blocked_domain_categories: next }).catch((caught: unknown) =>
+                    setCategoryError(messageOf(caught)),
+                  );
+                }}
+              />
+              <span>{t(CATEGORY_LABELS[category])}</span>
+            </label>
+          );
+        })}
+        {categoryError && (
+          <p className="error-text" role="alert">
+            {categoryError}
+          </p>
+        )}
+      </fieldset>
+      <ListEditor
+        label={t('settingsDeniedPatterns')}
+        hint={t('settingsDeniedPatternsHint')}
+        items={security.denied_patterns}
+        placeholder="~/.ssh/**"
+        t={t}
+        testId="denied-patterns"
+        save={(denied_patterns) => save({ denied_patterns })}
       />
       <ListEditor
         label={t('settingsBlockedApps')}

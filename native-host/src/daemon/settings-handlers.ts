@@ -52,11 +52,12 @@ export function registerSettingsHandlers(connection: ClientConnection, services:
   peer.handle('settings.test_model', () => settings.testModel());
   peer.handle('settings.set_security', (params) => settings.setSecurity(params));
   peer.handle('settings.save_project', (params) => settings.saveProject(params));
+  peer.handle('settings.delete_project', (params) => settings.deleteProject(params));
 }
 
 export class SettingsService {
   constructor(
-    private readonly services: Pick<DaemonServices, 'policy' | 'recordPolicyChange' | 'info' | 'events'>,
+    private readonly services: Pick<DaemonServices, 'policy' | 'recordPolicyChange' | 'info' | 'events' | 'runs'>,
     private readonly by: string,
     private readonly environment: Readonly<Record<string, string | undefined>> = process.env,
     private readonly homeDir: string = os.homedir(),
@@ -187,6 +188,29 @@ export class SettingsService {
     const text = editJson(this.readText(), ['projects', 'items', params.id], entry);
     this.writePolicy(text, `project ${params.id} ${existing ? 'changed' : 'created'}`);
     return { project: policy.project(params.id) };
+  }
+
+  deleteProject({ id }: Params<'settings.delete_project'>): Result<'settings.delete_project'> {
+    const { policy, runs } = this.services;
+    const project = policy.project(id);
+    if (project.id === policy.project().id) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `"${project.name}" is the default project: runs without a project use its policy, so it cannot be removed.`,
+      );
+    }
+    const unfinished = runs.list({ state: 'active', limit: 1000 }).filter((run) => run.project === project.id);
+    if (unfinished.length > 0) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `Runs still act under "${project.name}" (${unfinished.map((run) => run.id).join(', ')}). ` +
+          'Stop them or let them finish, then remove the project.',
+        { details: { runs: unfinished.map((run) => run.id) } },
+      );
+    }
+    const text = editJson(this.readText(), ['projects', 'items', project.id], undefined);
+    this.writePolicy(text, `project ${project.id} removed`);
+    return { deleted: project.id };
   }
 
   /** Validates the whole file as the policy store will read it, writes it, and puts it in force. */

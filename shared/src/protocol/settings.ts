@@ -128,4 +128,12 @@ export const SETTINGS_METHODS = {
       .strict(),
     result: z.object({ project: projectViewSchema }),
   },
+  /**
+   * Removes a project and its approval policy. The default project cannot be removed, nor one
+   * that unfinished runs still act under (their next call would have no policy).
+   */
+  'settings.delete_project': {
+    params: z.object({ id: z.string().min(1).max(60) }).strict(),
+    result: z.object({ deleted: z.string() }),
+  },
 } as const;
