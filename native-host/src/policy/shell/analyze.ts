@@ -1,4 +1,4 @@
-import type { Localized, RiskLevel } from '@nextai/shared';
+import { say, type Localized, type RiskLevel } from '@nextai/shared';
 import type { Node } from 'web-tree-sitter';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
@@ -6,6 +6,7 @@ import { runInvocation } from './commands/index.js';
 import { findHiddenCharacter } from './hidden-text.js';
 import type { Stdin } from './invocation.js';
 import { MAX_COMMAND_BYTES, assertShellAnalyzerReady, parseBash } from './parser.js';
+import { extend, joinZh } from './phrases.js';
 import { AnalysisState, AnalysisTimeout, shorten, type ShellFinding } from './state.js';
 import { walkProgram } from './walk.js';
 
@@ -57,7 +58,13 @@ export function analyzeShellCommand(command: string, guards: ShellGuards, option
     } else {
       // A bug in a rule must not let a command through: report it and fail closed.
       const message = error instanceof Error ? error.message : String(error);
-      st.raise('critical', `the analyser failed on this command (${message}); fails closed`);
+      st.raise(
+        'critical',
+        say(
+          `the analyser failed on this command (${message}); fails closed`,
+          `分析器处理这条命令时出错（${message}），无法确认安全，按最危险处理`,
+        ),
+      );
     }
   }
   const result: ShellAnalysis = {
@@ -76,24 +83,41 @@ export function analyzeShellCommand(command: string, guards: ShellGuards, option
  */
 function analyzeText(text: string, st: AnalysisState, stdin: Stdin, excerpt: string | undefined): boolean {
   if (st.depth >= MAX_DEPTH) {
-    st.raise('critical', `nests shell commands more than ${MAX_DEPTH} levels deep (fails closed)`, excerpt);
+    st.raise(
+      'critical',
+      say(
+        `nests shell commands more than ${MAX_DEPTH} levels deep (fails closed)`,
+        `shell 命令嵌套超过 ${MAX_DEPTH} 层（无法确认安全，按最危险处理）`,
+      ),
+      excerpt,
+    );
     return true;
   }
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_COMMAND_BYTES) {
     st.raise(
       'critical',
-      `is ${bytes} bytes long, over the ${MAX_COMMAND_BYTES}-byte limit for analysis (fails closed)`,
+      say(
+        `is ${bytes} bytes long, over the ${MAX_COMMAND_BYTES}-byte limit for analysis (fails closed)`,
+        `命令长达 ${bytes} 字节，超过了 ${MAX_COMMAND_BYTES} 字节的分析上限（无法确认安全，按最危险处理）`,
+      ),
     );
     return false;
   }
   const hidden = findHiddenCharacter(text);
   if (hidden) {
-    st.raise('critical', `contains ${hidden}, which can hide what really runs`, excerpt ?? text);
+    st.raise(
+      'critical',
+      say(
+        `contains ${hidden.en}, which can hide what really runs`,
+        joinZh('包含', hidden['zh-CN'], '，可能掩盖实际运行的内容'),
+      ),
+      excerpt ?? text,
+    );
   }
   const result = parseBash(text, st.deadline);
   if (!result.ok) {
-    st.raise('critical', `${result.reason} (fails closed)`, excerpt ?? text);
+    st.raise('critical', extend(result.reason, ' (fails closed)', '（无法确认安全，按最危险处理）'), excerpt ?? text);
     return false;
   }
   st.depth += 1;

@@ -4,6 +4,8 @@
  * Arithmetic is therefore only harmless on numbers and on variables this command provably set to
  * numbers; everything else fails closed.
  */
+import { say } from '@nextai/shared';
+
 import { criticalVariable } from './environment.js';
 import type { AnalysisState } from './state.js';
 
@@ -18,7 +20,10 @@ export function useVariable(name: string, st: AnalysisState, excerpt: string): v
   if (st.numericVars.has(name)) return;
   st.raise(
     'critical',
-    `does arithmetic on $${name}, which is not known to hold a number (a value like a[$(cmd)] would run cmd)`,
+    say(
+      `does arithmetic on $${name}, which is not known to hold a number (a value like a[$(cmd)] would run cmd)`,
+      `对 $${name} 做算术运算，但无法确认它存的是数字（像 a[$(cmd)] 这样的值会运行 cmd）`,
+    ),
     excerpt,
   );
 }

@@ -1,7 +1,10 @@
+import { say, type Localized } from '@nextai/shared';
+
+import { extend, type ShellPhrase } from './phrases.js';
 import type { Word } from './words.js';
 
 /** Variables that decide which program runs, what it loads, or how the shell parses and expands. */
-const CRITICAL_VARIABLES: Record<string, string> = {
+const CRITICAL_VARIABLES: Record<string, ShellPhrase> = {
   PATH: 'changes where programs are looked up',
   CDPATH: 'changes where cd goes',
   BASH_ENV: 'makes every shell script run a file first',
@@ -64,7 +67,7 @@ const CRITICAL_VARIABLES: Record<string, string> = {
   NODE_PATH: 'changes which node modules load',
 };
 
-const CRITICAL_PREFIXES: [RegExp, string][] = [
+const CRITICAL_PREFIXES: [RegExp, ShellPhrase][] = [
   [/^LD_/, 'changes how programs load libraries'],
   [/^DYLD_/, 'changes how programs load libraries'],
   [/^BASH_FUNC_/, 'defines a function for child shells'],
@@ -86,20 +89,25 @@ const NODE_CODE_OPTIONS =
  * Why giving `name` the value `value` is critical, or undefined when it is an ordinary variable.
  * Used for `NAME=value cmd`, plain assignments, export and declare alike.
  */
-export function criticalVariable(name: string, value: Word | undefined): string | undefined {
+export function criticalVariable(name: string, value: Word | undefined): ShellPhrase | Localized | undefined {
   const fixed = CRITICAL_VARIABLES[name];
-  if (fixed) return `${fixed} (${name})`;
+  if (fixed) return extend(fixed, ` (${name})`, `（${name}）`);
   for (const [pattern, why] of CRITICAL_PREFIXES) {
-    if (pattern.test(name)) return `${why} (${name})`;
+    if (pattern.test(name)) return extend(why, ` (${name})`, `（${name}）`);
   }
   if (name.startsWith('GIT_') && !SAFE_GIT_VARIABLES.test(name)) {
-    return `points git at other commands or settings (${name})`;
+    return say(`points git at other commands or settings (${name})`, `让 git 改用其他命令或设置（${name}）`);
   }
-  if (NPM_PROGRAM_SETTINGS.test(name)) return `sets a program npm runs (${name})`;
+  if (NPM_PROGRAM_SETTINGS.test(name)) {
+    return say(`sets a program npm runs (${name})`, `设置 npm 会运行的程序（${name}）`);
+  }
   const text = value?.value;
   if (/^(?:PS[0-4]|PROMPT|RPROMPT|PROMPT[234])$/.test(name)) {
     if (text === undefined || /\$\(|`|\$\{|\$\[/.test(text)) {
-      return `sets a prompt that runs commands when it is shown (${name})`;
+      return say(
+        `sets a prompt that runs commands when it is shown (${name})`,
+        `设置一个显示时会运行命令的提示符（${name}）`,
+      );
     }
     return undefined;
   }

@@ -1,4 +1,4 @@
-import type { Localized, RiskLevel } from '@nextai/shared';
+import { say, type Localized, type RiskLevel } from '@nextai/shared';
 
 import {
   criticalPatternRead,
@@ -9,7 +9,7 @@ import {
   isBroadDirectory,
   resolveShellPath,
 } from './paths.js';
-import type { ShellPhrase } from './phrases.js';
+import { extend, joinZh, type ShellPhrase } from './phrases.js';
 import type { AnalysisState } from './state.js';
 import { computedWord, type Word } from './words.js';
 
@@ -93,7 +93,15 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
   const relative = !value.startsWith('/') && !value.startsWith('~');
   const cwds = relative ? st.cwds : [st.startDir];
   if (cwds === undefined) {
-    computedPath(st, inv, role, `uses the relative path "${value}" in a folder that cannot be known`);
+    computedPath(
+      st,
+      inv,
+      role,
+      say(
+        `uses the relative path "${value}" in a folder that cannot be known`,
+        `在无法确定的文件夹中使用相对路径“${value}”`,
+      ),
+    );
     return;
   }
   const access = READS.has(role) ? 'read' : 'write';
@@ -116,7 +124,7 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
   }
 }
 
-function pathConcern(st: AnalysisState, target: string, role: PathRole): string | undefined {
+function pathConcern(st: AnalysisState, target: string, role: PathRole): ShellPhrase | Localized | undefined {
   switch (role) {
     case 'read':
       return criticalRead(target, st.rules);
@@ -140,7 +148,7 @@ function pathConcern(st: AnalysisState, target: string, role: PathRole): string 
   }
 }
 
-function computedPath(st: AnalysisState, inv: Place, role: PathRole, why?: string): void {
+function computedPath(st: AnalysisState, inv: Place, role: PathRole, why?: ShellPhrase | Localized): void {
   if (role === 'list') return;
   if (role === 'create') {
     st.raise('medium', why ?? 'creates a path computed at run time', inv.excerpt);
@@ -176,8 +184,9 @@ function checkPattern(st: AnalysisState, inv: Place, value: string, role: PathRo
     // `mkdir -p /tmp/out/{a,b}` only adds entries: it matters only when the fixed folder is sensitive.
     for (const cwd of cwds) {
       const base = resolveShellPath(fixed || '.', cwd, st.homeDir);
-      const why = base === undefined ? 'creates files for another user' : criticalTreeWrite(base, st.rules);
-      if (why) st.raise('critical', `${why} (through a pattern)`, inv.excerpt);
+      const why: ShellPhrase | Localized | undefined =
+        base === undefined ? 'creates files for another user' : criticalTreeWrite(base, st.rules);
+      if (why) st.raise('critical', extend(why, ' (through a pattern)', '（通过通配模式）'), inv.excerpt);
     }
     return;
   }
@@ -187,11 +196,11 @@ function checkPattern(st: AnalysisState, inv: Place, value: string, role: PathRo
   }
   for (const cwd of cwds) {
     const base = resolveShellPath(fixed || '.', cwd, st.homeDir);
-    const why =
+    const why: ShellPhrase | Localized | undefined =
       base === undefined
         ? 'reads files of another user'
         : criticalPatternRead(`${base.replace(/\/$/, '')}/${value.slice(fixed.length)}`, st.rules, role === 'readTree');
-    if (why) st.raise('critical', `${why} (through a pattern)`, inv.excerpt);
+    if (why) st.raise('critical', extend(why, ' (through a pattern)', '（通过通配模式）'), inv.excerpt);
   }
 }
 
@@ -248,16 +257,19 @@ export function runInner(
   });
 }
 
-/** Analyses shell text that this command runs (`sh -c '…'`, `eval …`, `watch '…'`); computed text fails closed. */
+/**
+ * Analyses shell text that this command runs (`sh -c '…'`, `eval …`, `watch '…'`); computed text
+ * fails closed, reported as `what` "with text computed at run time".
+ */
 export function runShellText(
   st: AnalysisState,
   inv: Invocation,
   text: string | undefined,
-  what: string,
+  what: ShellPhrase,
   stdin: Stdin = inv.stdin,
 ): void {
   if (text === undefined) {
-    report(st, inv, 'critical', `${what} with text computed at run time`);
+    report(st, inv, 'critical', extend(what, ' with text computed at run time', '，其内容在运行时才确定'));
     return;
   }
   st.analyzeText(text, inv.excerpt, stdin);
@@ -345,14 +357,17 @@ export function checkProgramArguments(
   st: AnalysisState,
   inv: Invocation,
   args: readonly Word[],
-  program: string,
+  program: Localized,
 ): void {
   checkUrlArguments(st, inv, args);
   for (const arg of args) {
     if (arg.value === undefined) {
       st.raise(
         'critical',
-        `passes arguments computed at run time to ${program}, which NextAI has no rules for`,
+        say(
+          `passes arguments computed at run time to ${program.en}, which NextAI has no rules for`,
+          joinZh('把运行时才确定的参数传给', program['zh-CN'], '，而 NextAI 没有针对它的规则'),
+        ),
         inv.excerpt,
       );
       return;

@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import { AppError } from '@nextai/shared';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 
+import type { ShellPhrase } from './phrases.js';
+
 /** Commands longer than this are not analysed at all: the analysis fails closed. */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
@@ -50,7 +52,7 @@ export function assertShellAnalyzerReady(): void {
   }
 }
 
-export type ParseResult = { ok: true; tree: Tree } | { ok: false; reason: string };
+export type ParseResult = { ok: true; tree: Tree } | { ok: false; reason: ShellPhrase };
 
 /**
  * Parses `text` as bash, giving up at `deadline` (a `performance.now()` time). The caller owns

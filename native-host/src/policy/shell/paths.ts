@@ -1,11 +1,15 @@
 import path from 'node:path';
 
+import { say, type Localized } from '@nextai/shared';
+
+import { joinZh, type ShellPhrase } from './phrases.js';
+
 /**
  * Where a write changes what runs later or who may log in: shell start-up files, folders on
  * PATH, ssh keys and config, autostart and service folders, git hooks, history files. Entries
  * ending in `/` cover everything below them. `~` is the person's home folder.
  */
-const WRITE_CRITICAL: { path: string; what: string }[] = [
+const WRITE_CRITICAL: { path: string; what: Localized }[] = [
   ...[
     '.bashrc',
     '.bash_profile',
@@ -32,27 +36,30 @@ const WRITE_CRITICAL: { path: string; what: string }[] = [
     '.pam_environment',
     '.config/fish/',
     '.config/environment.d/',
-  ].map((name) => ({ path: `~/${name}`, what: 'a shell start-up file' })),
+  ].map((name) => ({ path: `~/${name}`, what: say('a shell start-up file', 'shell 启动文件') })),
   ...['.bash_history', '.zsh_history', '.zhistory', '.history', '.local/share/fish/fish_history'].map((name) => ({
     path: `~/${name}`,
-    what: 'the shell history',
+    what: say('the shell history', 'shell 历史记录'),
   })),
-  { path: '~/.ssh/', what: 'ssh keys and settings' },
-  { path: '~/.gnupg/', what: 'GnuPG keys' },
+  { path: '~/.ssh/', what: say('ssh keys and settings', 'ssh 密钥和设置') },
+  { path: '~/.gnupg/', what: say('GnuPG keys', 'GnuPG 密钥') },
   ...['.config/autostart/', '.config/systemd/', '.local/share/systemd/', 'Library/LaunchAgents/'].map((name) => ({
     path: `~/${name}`,
-    what: 'programs that start automatically',
+    what: say('programs that start automatically', '自动启动的程序'),
   })),
-  ...['.local/bin/', 'bin/'].map((name) => ({ path: `~/${name}`, what: 'a folder of programs on PATH' })),
+  ...['.local/bin/', 'bin/'].map((name) => ({
+    path: `~/${name}`,
+    what: say('a folder of programs on PATH', 'PATH 中的程序文件夹'),
+  })),
   ...['.gitconfig', '.config/git/', '.npmrc', '.vimrc', '.exrc', '.docker/', '.kube/', '.aws/'].map((name) => ({
     path: `~/${name}`,
-    what: 'a settings file that can make other programs run commands',
+    what: say('a settings file that can make other programs run commands', '能让其他程序运行命令的设置文件'),
   })),
 ];
 
 /** Credential stores: reading them hands secrets to whoever sees the output. */
-const READ_CRITICAL: { path: string; what: string }[] = [
-  { path: '~/.ssh/', what: 'ssh private keys' },
+const READ_CRITICAL: { path: string; what: Localized }[] = [
+  { path: '~/.ssh/', what: say('ssh private keys', 'ssh 私钥') },
   ...[
     '.aws/',
     '.azure/',
@@ -84,7 +91,7 @@ const READ_CRITICAL: { path: string; what: string }[] = [
     '.local/share/fish/fish_history',
     'Library/Keychains/',
     'Library/Cookies/',
-  ].map((name) => ({ path: `~/${name}`, what: 'stored credentials' })),
+  ].map((name) => ({ path: `~/${name}`, what: say('stored credentials', '保存的凭据') })),
   ...[
     '.mozilla/',
     '.config/google-chrome/',
@@ -100,13 +107,16 @@ const READ_CRITICAL: { path: string; what: string }[] = [
     'Library/Application Support/BraveSoftware/',
     'Library/Application Support/Microsoft Edge/',
     'Library/Safari/',
-  ].map((name) => ({ path: `~/${name}`, what: "a browser's cookies and saved passwords" })),
+  ].map((name) => ({
+    path: `~/${name}`,
+    what: say("a browser's cookies and saved passwords", '浏览器的 Cookie 和保存的密码'),
+  })),
   ...['/etc/shadow', '/etc/gshadow', '/etc/master.passwd', '/etc/sudoers', '/etc/sudoers.d/', '/root/'].map((name) => ({
     path: name,
-    what: 'system passwords and privileges',
+    what: say('system passwords and privileges', '系统密码和权限设置'),
   })),
-  { path: '/etc/ssh/', what: "the machine's ssh host keys" },
-  { path: '/proc/kcore', what: 'kernel memory' },
+  { path: '/etc/ssh/', what: say("the machine's ssh host keys", '本机的 ssh 主机密钥') },
+  { path: '/proc/kcore', what: say('kernel memory', '内核内存') },
 ];
 
 /** System folders: writing there changes the machine for every user. */
@@ -155,7 +165,7 @@ const DISK_DEVICE =
 interface Entry {
   path: string;
   dir: boolean;
-  what: string;
+  what: Localized;
 }
 
 export interface PathRules {
@@ -171,7 +181,7 @@ const listsCache = new Map<string, { writeCritical: Entry[]; readCritical: Entry
 export function pathRules(homeDir: string, startDir: string): PathRules {
   let lists = listsCache.get(homeDir);
   if (!lists) {
-    const expand = (list: { path: string; what: string }[]) =>
+    const expand = (list: { path: string; what: Localized }[]) =>
       list
         .map((entry) => ({
           path: path.posix.join(entry.path.startsWith('~/') ? homeDir : '/', entry.path.replace(/^~\//, '')),
@@ -221,12 +231,16 @@ export function isHarmlessDevice(target: string): boolean {
 }
 
 /** Why writing to `target` is critical, or undefined when it is an ordinary place. */
-export function criticalWrite(target: string, rules: PathRules, systemFolders = true): string | undefined {
+export function criticalWrite(
+  target: string,
+  rules: PathRules,
+  systemFolders = true,
+): ShellPhrase | Localized | undefined {
   if (isHarmlessDevice(target)) return undefined;
   if (isNetworkPseudoPath(target)) return 'opens a network connection through /dev/tcp or /dev/udp';
   if (isDiskDevice(target)) return 'writes straight to a disk or memory device';
   for (const entry of rules.writeCritical) {
-    if (matches(target, entry)) return `writes to ${entry.what}`;
+    if (matches(target, entry)) return say(`writes to ${entry.what.en}`, joinZh('写入', entry.what['zh-CN']));
   }
   if (/(?:^|\/)\.git\/(?:hooks(?:\/|$)|config$)/.test(target)) {
     return "changes a git repository's hooks or config, which run commands";
@@ -236,39 +250,43 @@ export function criticalWrite(target: string, rules: PathRules, systemFolders = 
 }
 
 /** Why reading `target` is critical (it holds secrets), or undefined. */
-export function criticalRead(target: string, rules: PathRules): string | undefined {
+export function criticalRead(target: string, rules: PathRules): ShellPhrase | Localized | undefined {
   if (isNetworkPseudoPath(target)) return 'opens a network connection through /dev/tcp or /dev/udp';
   if (isDiskDevice(target)) return 'reads a raw disk or memory device';
   if (/^\/proc\/(?:\d+|self)\/(?:environ|mem|maps)$/.test(target)) return "reads another process's memory or secrets";
   for (const entry of rules.readCritical) {
     if (!matches(target, entry)) continue;
     // Public keys and the list of known hosts are not secret.
-    if (entry.what === 'ssh private keys' && /(?:\.pub|known_hosts(?:\.old)?|authorized_keys2?)$/i.test(target)) {
+    if (entry.what.en === 'ssh private keys' && /(?:\.pub|known_hosts(?:\.old)?|authorized_keys2?)$/i.test(target)) {
       continue;
     }
-    return `reads ${entry.what}`;
+    return say(`reads ${entry.what.en}`, joinZh('读取', entry.what['zh-CN']));
   }
   return undefined;
 }
 
 /** Why reading everything below `dir` is critical: it contains a credential store. */
-export function criticalTreeRead(dir: string, rules: PathRules): string | undefined {
+export function criticalTreeRead(dir: string, rules: PathRules): ShellPhrase | Localized | undefined {
   const own = criticalRead(dir, rules);
   if (own) return own;
   for (const entry of rules.readCritical) {
-    if (inside(entry.path, dir)) return `reads ${entry.what} (in ${dir})`;
+    if (inside(entry.path, dir)) {
+      return say(`reads ${entry.what.en} (in ${dir})`, joinZh('读取', entry.what['zh-CN'], `（位于 ${dir} 中）`));
+    }
   }
   return undefined;
 }
 
 /** Why changing everything below `dir` is critical (start-up files, keys, the system). */
-export function criticalTreeWrite(dir: string, rules: PathRules): string | undefined {
+export function criticalTreeWrite(dir: string, rules: PathRules): ShellPhrase | Localized | undefined {
   const own = criticalWrite(dir, rules);
   if (own) return own;
   if (dir === '/') return 'changes the whole file system';
   if (inside(rules.homeDir, dir)) return 'changes your whole home folder';
   for (const entry of rules.writeCritical) {
-    if (inside(entry.path, dir)) return `changes ${entry.what} (in ${dir})`;
+    if (inside(entry.path, dir)) {
+      return say(`changes ${entry.what.en} (in ${dir})`, joinZh('更改', entry.what['zh-CN'], `（位于 ${dir} 中）`));
+    }
   }
   return undefined;
 }
@@ -311,7 +329,11 @@ function segmentPattern(segment: string): RegExp {
  * matcher does not follow (braces, `**`, `..` after a glob) count as reaching everything below
  * their fixed folder.
  */
-export function criticalPatternRead(pattern: string, rules: PathRules, tree: boolean): string | undefined {
+export function criticalPatternRead(
+  pattern: string,
+  rules: PathRules,
+  tree: boolean,
+): ShellPhrase | Localized | undefined {
   const fixed = pattern.slice(0, pattern.search(/[*?[{]/)).replace(/[^/]*$/, '') || '/';
   if (/[{]|\*\*|\/\.\.(?:\/|$)/.test(pattern.slice(fixed.length)) || /^\/(?:dev|proc|sys)\//.test(pattern)) {
     return (
@@ -333,7 +355,7 @@ export function criticalPatternRead(pattern: string, rules: PathRules, tree: boo
       (segments.length > parts.length && entry.dir) ||
       (segments.length < parts.length && tree)
     ) {
-      return `reads ${entry.what}`;
+      return say(`reads ${entry.what.en}`, joinZh('读取', entry.what['zh-CN']));
     }
   }
   return undefined;

@@ -3,7 +3,7 @@ import { RISK_LEVELS, higherRisk, say, type Localized, type RiskLevel } from '@n
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
 import type { Invocation, Stdin } from './invocation.js';
 import { pathRules, type PathRules } from './paths.js';
-import { shellPhrase, type ShellPhrase } from './phrases.js';
+import { localized, type ShellPhrase } from './phrases.js';
 import type { WordEnv } from './words.js';
 
 export interface ShellFinding {
@@ -86,7 +86,7 @@ export class AnalysisState {
   raise(risk: RiskLevel, what: ShellPhrase | Localized, excerpt?: string): void {
     this.risk = higherRisk(this.risk, risk);
     if (risk === 'low') return;
-    const text = typeof what === 'string' ? shellPhrase(what) : what;
+    const text = localized(what);
     const existing = this.found.get(text.en);
     if (existing) {
       existing.risk = higherRisk(existing.risk, risk);

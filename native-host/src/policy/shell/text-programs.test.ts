@@ -1,8 +1,15 @@
+import type { Localized } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import { parseOptions } from './options.js';
+import { localized, type ShellPhrase } from './phrases.js';
 import { awkProgramConcern, sedScriptConcern, sqlConcern, sqlOnlyReads } from './text-programs.js';
 import { computedWord, literalWord } from './words.js';
+
+/** The English of a concern, to match against. */
+function english(why: ShellPhrase | Localized | undefined): string | undefined {
+  return why === undefined ? undefined : localized(why).en;
+}
 
 describe('sed scripts', () => {
   it.each([
@@ -42,7 +49,7 @@ describe('sed scripts', () => {
     ['k', /does not know/],
     ['s/a/b/z', /flags the analyser does not know/],
   ])('%j is critical (%s)', (script, why) => {
-    expect(sedScriptConcern(script)).toMatch(why);
+    expect(english(sedScriptConcern(script))).toMatch(why);
   });
 });
 
@@ -78,7 +85,7 @@ describe('awk programs', () => {
     ['@load "filefuncs"', /extensions/],
     ['@include "lib.awk"', /extensions/],
   ])('%j is critical (%s)', (program, why) => {
-    expect(awkProgramConcern(program)).toMatch(why);
+    expect(english(awkProgramConcern(program))).toMatch(why);
   });
 });
 
@@ -99,7 +106,7 @@ describe('database input', () => {
     ['db.users.deleteMany({})', /every document/],
     ['CONFIG SET dir /root/.ssh', /Redis at another file/],
   ])('%j is destructive', (sql, why) => {
-    expect(sqlConcern(sql)).toMatch(why);
+    expect(english(sqlConcern(sql))).toMatch(why);
   });
 
   it.each([

@@ -4,11 +4,14 @@
  * or writing files — and return why the program is critical. Anything they cannot read counts
  * as critical too.
  */
+import { say, type Localized } from '@nextai/shared';
+
+import type { ShellPhrase } from './phrases.js';
 
 const SED_SIMPLE = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'q', 'Q']);
 
 /** Why a sed script is critical (it runs commands or touches files), or undefined for plain editing. */
-export function sedScriptConcern(script: string): string | undefined {
+export function sedScriptConcern(script: string): ShellPhrase | Localized | undefined {
   const reader = new Reader(script);
   while (!reader.done()) {
     reader.skip(/[\s;]/);
@@ -70,9 +73,15 @@ export function sedScriptConcern(script: string): string | undefined {
       case 'R':
       case 'w':
       case 'W':
-        return `reads or writes a file named in the sed script (sed ${command})`;
+        return say(
+          `reads or writes a file named in the sed script (sed ${command})`,
+          `读取或写入 sed 脚本中指定的文件（sed ${command}）`,
+        );
       default:
-        return `uses a sed command the analyser does not know (${command})`;
+        return say(
+          `uses a sed command the analyser does not know (${command})`,
+          `使用了分析器不认识的 sed 命令（${command}）`,
+        );
     }
   }
   return undefined;
@@ -142,7 +151,7 @@ class Reader {
 const REGEX_CAN_FOLLOW = new Set(['', '(', ',', '{', '}', ';', '\n', '!', '~', '&', '|', '?', ':', '=', '<', '>']);
 
 /** Why an awk program is critical (it runs commands, reads or writes files), or undefined for text work. */
-export function awkProgramConcern(program: string): string | undefined {
+export function awkProgramConcern(program: string): ShellPhrase | Localized | undefined {
   let index = 0;
   let last = '';
   let depth = 0;
@@ -250,7 +259,7 @@ function skipRegex(text: string, start: number): number {
 }
 
 /** SQL and database-client commands that destroy data, run commands or touch files. */
-const DESTRUCTIVE_SQL: [RegExp, string][] = [
+const DESTRUCTIVE_SQL: [RegExp, ShellPhrase][] = [
   [
     /\bdrop\s+(?:table|database|schema|collection|user|role|index|view|keyspace)\b/i,
     'drops a table, database or schema',
@@ -273,7 +282,7 @@ const DESTRUCTIVE_SQL: [RegExp, string][] = [
 ];
 
 /** Why this database input is critical, or undefined. */
-export function sqlConcern(sql: string): string | undefined {
+export function sqlConcern(sql: string): ShellPhrase | Localized | undefined {
   const text = sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\//g, ' ');
   for (const [pattern, why] of DESTRUCTIVE_SQL) {
     if (pattern.test(text)) return why;

@@ -1,3 +1,4 @@
+import { say } from '@nextai/shared';
 import type { Node } from 'web-tree-sitter';
 
 import { shadowedCommand } from './commands/index.js';
@@ -13,6 +14,7 @@ import {
 } from './invocation.js';
 import { arithmeticText, setNumeric, subscriptText, useVariable } from './arithmetic-text.js';
 import { isHarmlessDevice } from './paths.js';
+import { joinZh } from './phrases.js';
 import type { AnalysisState } from './state.js';
 import { HISTORY_EXPANSION, computedWord, evaluateWord, literalWord, type Word } from './words.js';
 
@@ -143,7 +145,14 @@ function statement(node: Node, st: AnalysisState, stdin: Stdin): Output {
       functionDefinition(node, st, stdin);
       return NO_OUTPUT;
     default:
-      st.raise('critical', `uses shell syntax the analyser does not handle (${node.type}; fails closed)`, node.text);
+      st.raise(
+        'critical',
+        say(
+          `uses shell syntax the analyser does not handle (${node.type}; fails closed)`,
+          `使用了分析器无法处理的 shell 语法（${node.type}；无法确认安全，按最危险处理）`,
+        ),
+        node.text,
+      );
       return NO_OUTPUT;
   }
 }
@@ -226,7 +235,11 @@ function functionDefinition(node: Node, st: AnalysisState, stdin: Stdin): void {
   const name = node.childForFieldName('name')?.text ?? '';
   const shadowed = shadowedCommand(name);
   if (shadowed) {
-    st.raise('critical', `defines a function that replaces ${shadowed}`, node.text);
+    st.raise(
+      'critical',
+      say(`defines a function that replaces ${shadowed.en}`, joinZh('定义函数顶替', shadowed['zh-CN'])),
+      node.text,
+    );
   }
   st.functions.add(name);
   const body = node.childForFieldName('body');
@@ -357,7 +370,14 @@ function command(node: Node, st: AnalysisState, stdin: Stdin, extraArgs: Node[],
     else if (child.type === 'variable_assignment') prefixes.push(child);
     else if (child.type === 'comment') continue;
     else if (child.isNamed) {
-      st.raise('critical', `uses shell syntax the analyser does not handle (${child.type}; fails closed)`, node.text);
+      st.raise(
+        'critical',
+        say(
+          `uses shell syntax the analyser does not handle (${child.type}; fails closed)`,
+          `使用了分析器无法处理的 shell 语法（${child.type}；无法确认安全，按最危险处理）`,
+        ),
+        node.text,
+      );
       if (child.type === 'subshell') walkStatement(child, st, stdin);
     }
   }
@@ -414,7 +434,14 @@ function applyRedirect(node: Node, st: AnalysisState, stdin: Stdin, excerpt: str
     return { stdin: { kind: 'text', text: word.value === undefined ? undefined : `${word.value}\n` } };
   }
   if (node.type !== 'file_redirect') {
-    st.raise('critical', `uses a redirect the analyser does not handle (${node.type}; fails closed)`, excerpt);
+    st.raise(
+      'critical',
+      say(
+        `uses a redirect the analyser does not handle (${node.type}; fails closed)`,
+        `使用了分析器无法处理的重定向（${node.type}；无法确认安全，按最危险处理）`,
+      ),
+      excerpt,
+    );
     return {};
   }
   const operator = node.children.find((child) => !child.isNamed)?.type ?? '';
@@ -533,7 +560,11 @@ function declaration(node: Node, st: AnalysisState, stdin: Stdin): void {
   }
   for (const word of names) {
     if (word.value === undefined) {
-      st.raise('critical', `${keyword}s a variable whose name is computed at run time`, excerpt);
+      st.raise(
+        'critical',
+        say(`${keyword}s a variable whose name is computed at run time`, `用 ${keyword} 设置名字在运行时才确定的变量`),
+        excerpt,
+      );
       continue;
     }
     const equals = word.value.indexOf('=');
@@ -722,7 +753,14 @@ function arithmeticNode(node: Node, st: AnalysisState, stdin: Stdin, excerpt: st
       for (const child of node.namedChildren) arithmetic(child, st, stdin, excerpt);
       return;
     default:
-      st.raise('critical', `uses arithmetic the analyser does not handle (${node.type}; fails closed)`, excerpt);
+      st.raise(
+        'critical',
+        say(
+          `uses arithmetic the analyser does not handle (${node.type}; fails closed)`,
+          `使用了分析器无法处理的算术表达式（${node.type}；无法确认安全，按最危险处理）`,
+        ),
+        excerpt,
+      );
   }
 }
 

@@ -1,3 +1,5 @@
+import { say } from '@nextai/shared';
+
 import { arithmeticText, assignsVariable } from '../arithmetic-text.js';
 import {
   changeDirectory,
@@ -65,7 +67,7 @@ const RG_OPTIONS: OptionSpec = {
 const searchTool: Handler = (inv, st) => {
   const parsed = parseOptions(inv.args, RG_OPTIONS);
   if (hasOption(parsed, '--pre', '--hostname-bin', '--pager')) {
-    report(st, inv, 'critical', `makes ${inv.program} run another program`);
+    report(st, inv, 'critical', say(`makes ${inv.program} run another program`, `让 ${inv.program} 运行另一个程序`));
   }
   for (const file of optionValues(parsed, '-f', '--file', '--ignore-file')) checkPath(st, inv, file, 'read');
   const patternGiven = hasOption(parsed, '-e', '--regexp', '-f', '--file');
@@ -80,12 +82,28 @@ const searchTool: Handler = (inv, st) => {
 const pager: Handler = (inv, st) => {
   const parsed = parseOptions(inv.args, { short: 'PkopxyzbhjTtDM', long: ['lesskey-file', 'prompt', 'log-file'] });
   if (hasOption(parsed, '-P', '-k', '--lesskey-file', '--prompt')) {
-    report(st, inv, 'critical', `gives ${inv.program} commands or key bindings, which can run programs`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `gives ${inv.program} commands or key bindings, which can run programs`,
+        `给 ${inv.program} 设置命令或按键绑定，它们可以运行程序`,
+      ),
+    );
   }
   for (const log of optionValues(parsed, '-o', '--log-file')) checkPath(st, inv, log, 'write');
   for (const operand of parsed.operands) {
     if (operand.value === undefined || (operand.value.startsWith('+') && /[!|]/.test(operand.value))) {
-      report(st, inv, 'critical', `gives ${inv.program} a start-up command that can run programs`);
+      report(
+        st,
+        inv,
+        'critical',
+        say(
+          `gives ${inv.program} a start-up command that can run programs`,
+          `给 ${inv.program} 一条可以运行程序的启动命令`,
+        ),
+      );
     } else if (!operand.value.startsWith('+')) {
       checkPath(st, inv, operand, 'read');
     }
@@ -234,12 +252,22 @@ const set: Handler = (inv, st) => {
         index += 1;
         if (option === undefined) continue;
         const safe = SAFE_SET_NAMES.has(option) || (!on && option === 'histexpand') || (on && option === 'braceexpand');
-        if (!safe) report(st, inv, 'critical', `changes how the shell behaves (set ${on ? '-' : '+'}o ${option})`);
+        if (!safe) {
+          const flag = `set ${on ? '-' : '+'}o ${option}`;
+          report(st, inv, 'critical', say(`changes how the shell behaves (${flag})`, `改变 shell 的行为（${flag}）`));
+        }
         continue;
       }
       const safe =
         SAFE_SET_LETTERS.has(letter) || (on && letter === 'B') || (!on && (letter === 'H' || letter === 'f'));
-      if (!safe) report(st, inv, 'critical', `changes how the shell behaves (set ${value})`);
+      if (!safe) {
+        report(
+          st,
+          inv,
+          'critical',
+          say(`changes how the shell behaves (set ${value})`, `改变 shell 的行为（set ${value}）`),
+        );
+      }
     }
   }
 };

@@ -1,5 +1,6 @@
 import { checkPath, joinedValue, report, type Invocation } from '../invocation.js';
 import { optionValues, parseOptions, type OptionSpec } from '../options.js';
+import type { ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
 import { sqlConcern, sqlOnlyReads } from '../text-programs.js';
 import type { Word } from '../words.js';
@@ -21,10 +22,20 @@ interface Client {
   fileOperandsFrom?: number;
 }
 
+/** Where database input the analyser cannot see comes from, and what is said about it. */
+const UNSEEN_INPUT = {
+  'from a file': 'runs database commands from a file, which the analyser cannot see',
+  "from another command's output":
+    "runs database commands from another command's output, which the analyser cannot see",
+  'typed in later': 'runs database commands typed in later, which the analyser cannot see',
+  'computed at run time': 'runs database commands computed at run time, which the analyser cannot see',
+} as const satisfies Record<string, ShellPhrase>;
+type InputSource = keyof typeof UNSEEN_INPUT;
+
 /** Judges database input: destructive statements are critical, reads medium, other changes high. */
-function judge(inv: Invocation, st: AnalysisState, sql: string | undefined, source: string): void {
+function judge(inv: Invocation, st: AnalysisState, sql: string | undefined, source: InputSource): void {
   if (sql === undefined) {
-    report(st, inv, 'critical', `runs database commands ${source}, which the analyser cannot see`);
+    report(st, inv, 'critical', UNSEEN_INPUT[source]);
     return;
   }
   const concern = sqlConcern(sql);
@@ -62,7 +73,7 @@ function stdinText(inv: Invocation): string | undefined {
   return undefined;
 }
 
-function stdinSource(inv: Invocation): string {
+function stdinSource(inv: Invocation): InputSource {
   switch (inv.stdin.kind) {
     case 'file':
       return 'from a file';

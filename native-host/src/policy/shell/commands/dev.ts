@@ -1,5 +1,8 @@
+import { say, type Localized } from '@nextai/shared';
+
 import { checkPath, checkUrl, checkUrlArguments, report, runInner, runShellText } from '../invocation.js';
 import { criticalTreeWrite, isBroadDirectory, resolveShellPath } from '../paths.js';
+import type { ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
 import type { Word } from '../words.js';
 import type { Handler } from './types.js';
@@ -16,7 +19,7 @@ function isInfo(args: readonly Word[]): boolean {
  * A developer tool that runs project code or installs packages (high), unless its subcommand
  * only prints information (`looks`).
  */
-function projectTool(what: string, looks?: RegExp): Handler {
+function projectTool(what: ShellPhrase | Localized, looks?: RegExp): Handler {
   return (inv, st) => {
     if (isInfo(inv.args)) return;
     checkUrlArguments(st, inv, inv.args);
@@ -36,7 +39,12 @@ const packageManager: Handler = (inv, st) => {
   checkUrlArguments(st, inv, inv.args);
   const values = inv.args.map((arg) => arg.value);
   if (values.some((value) => value === undefined)) {
-    report(st, inv, 'critical', `runs ${inv.program} with arguments computed at run time`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(`runs ${inv.program} with arguments computed at run time`, `用运行时才确定的参数运行 ${inv.program}`),
+    );
   }
   if (
     values.some(
@@ -45,7 +53,12 @@ const packageManager: Handler = (inv, st) => {
         /^--(?:script-shell|node-options|userconfig|globalconfig|onload-script)(?:=|$)/.test(value),
     )
   ) {
-    report(st, inv, 'critical', `points ${inv.program} at another program or settings file`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(`points ${inv.program} at another program or settings file`, `让 ${inv.program} 改用另一个程序或设置文件`),
+    );
   }
   const operands = operandsOf(inv.args);
   const verb = operands[0]?.value;
@@ -54,7 +67,9 @@ const packageManager: Handler = (inv, st) => {
       st,
       inv,
       inv.program === 'yarn' ? 'high' : 'low',
-      inv.program === 'yarn' ? 'installs packages, running their scripts' : `runs ${inv.program}`,
+      inv.program === 'yarn'
+        ? 'installs packages, running their scripts'
+        : say(`runs ${inv.program}`, `运行 ${inv.program}`),
     );
     return;
   }
@@ -77,10 +92,13 @@ const packageManager: Handler = (inv, st) => {
         st,
         inv,
         'critical',
-        `sets ${inv.program} configuration that names a program it runs or where packages come from`,
+        say(
+          `sets ${inv.program} configuration that names a program it runs or where packages come from`,
+          `设置 ${inv.program} 的配置，指定它运行的程序或软件包的来源`,
+        ),
       );
     } else {
-      report(st, inv, 'medium', `changes ${inv.program} configuration`);
+      report(st, inv, 'medium', say(`changes ${inv.program} configuration`, `更改 ${inv.program} 的配置`));
     }
     return;
   }
@@ -98,7 +116,15 @@ const packageManager: Handler = (inv, st) => {
     report(st, inv, 'high', 'publishes packages or changes registry accounts');
     return;
   }
-  report(st, inv, 'high', `runs project scripts or installs packages (${inv.program} ${verb})`);
+  report(
+    st,
+    inv,
+    'high',
+    say(
+      `runs project scripts or installs packages (${inv.program} ${verb})`,
+      `运行项目脚本或安装软件包（${inv.program} ${verb}）`,
+    ),
+  );
 };
 
 /** npx and friends download and run a package; `-c` runs a shell command. */
@@ -111,7 +137,7 @@ const npx: Handler = (inv, st) => {
 };
 
 /** `uv run CMD`, `poetry run CMD`, `bundle exec CMD`: the command after the verb is what runs. */
-function runner(verbs: string[], what: string, skipOptions = true): Handler {
+function runner(verbs: string[], what: ShellPhrase, skipOptions = true): Handler {
   return (inv, st) => {
     if (isInfo(inv.args)) return;
     report(st, inv, 'high', what);
@@ -155,7 +181,15 @@ const go: Handler = (inv, st) => {
     return;
   }
   if (verb !== undefined && /^(?:version|list|doc|help)$/.test(verb)) return;
-  report(st, inv, 'high', `builds or runs project code (go ${verb ?? ''})`.replace(' ()', ''));
+  report(
+    st,
+    inv,
+    'high',
+    say(
+      `builds or runs project code (go ${verb ?? ''})`.replace(' ()', ''),
+      `构建或运行项目代码（go${verb === undefined ? '' : ` ${verb}`}）`,
+    ),
+  );
 };
 
 const make: Handler = (inv, st) => {
@@ -255,11 +289,17 @@ const containers: Handler = (inv, st) => {
     )
   )
     return;
-  report(st, inv, 'high', `runs containers (${inv.program}${verb ? ` ${verb}` : ''})`);
+  const command = `${inv.program}${verb ? ` ${verb}` : ''}`;
+  report(st, inv, 'high', say(`runs containers (${command})`, `运行容器（${command}）`));
   for (let index = 0; index < values.length; index++) {
     const value = values[index];
     if (value === undefined) {
-      report(st, inv, 'critical', `runs ${inv.program} with options computed at run time`);
+      report(
+        st,
+        inv,
+        'critical',
+        say(`runs ${inv.program} with options computed at run time`, `用运行时才确定的选项运行 ${inv.program}`),
+      );
       continue;
     }
     const next = values[index + 1];
@@ -272,7 +312,12 @@ const containers: Handler = (inv, st) => {
     ) {
       const detail = value === '--cap-add' || value === '--security-opt' ? `${value} ${next ?? ''}` : value;
       if (!/^--security-opt(?:=|\s)no-new-privileges(?::true)?$/.test(detail.trim())) {
-        report(st, inv, 'critical', `gives a container control of the host (${detail.trim()})`);
+        report(
+          st,
+          inv,
+          'critical',
+          say(`gives a container control of the host (${detail.trim()})`, `让容器控制宿主机（${detail.trim()}）`),
+        );
       }
     }
     if (value === '-v' || value === '--volume' || value.startsWith('--volume=') || /^-v./.test(value)) {
@@ -313,7 +358,13 @@ const kubectl: Handler = (inv, st) => {
     report(st, inv, 'medium', 'reads from a cluster');
     return;
   }
-  report(st, inv, 'high', `changes a cluster (${inv.program} ${verb ?? ''})`.replace(' )', ')'));
+  const command = `${inv.program} ${verb ?? ''}`.trimEnd();
+  report(
+    st,
+    inv,
+    'high',
+    say(`changes a cluster (${inv.program} ${verb ?? ''})`.replace(' )', ')'), `更改集群（${command}）`),
+  );
 };
 
 const terraform: Handler = (inv, st) => {
@@ -330,10 +381,21 @@ const terraform: Handler = (inv, st) => {
     return;
   }
   if (verb !== undefined && /^(?:fmt|validate|version|show|output|providers|graph|console|login|logout)$/.test(verb)) {
-    if (verb === 'login' || verb === 'console') report(st, inv, 'high', `runs ${inv.program} ${verb}`);
+    if (verb === 'login' || verb === 'console') {
+      report(st, inv, 'high', say(`runs ${inv.program} ${verb}`, `运行 ${inv.program} ${verb}`));
+    }
     return;
   }
-  report(st, inv, 'high', `plans or changes infrastructure (${inv.program} ${verb ?? ''})`.replace(' )', ')'));
+  const command = `${inv.program} ${verb ?? ''}`.trimEnd();
+  report(
+    st,
+    inv,
+    'high',
+    say(
+      `plans or changes infrastructure (${inv.program} ${verb ?? ''})`.replace(' )', ')'),
+      `规划或更改基础设施（${command}）`,
+    ),
+  );
 };
 
 /** Cloud CLIs: printing tokens and secrets or deleting resources is critical; listing is medium. */
@@ -385,7 +447,7 @@ const gh: Handler = (inv, st) => {
     for (const arg of operandsOf(inv.args).slice(2)) checkPath(st, inv, arg, 'read');
   }
   if (area === 'auth' || area === 'extension' || area === 'codespace' || area === 'secret' || area === 'api') {
-    report(st, inv, 'high', `uses GitHub (${area})`);
+    report(st, inv, 'high', say(`uses GitHub (${area})`, `使用 GitHub（${area}）`));
     return;
   }
   report(st, inv, 'medium', 'uses GitHub');
@@ -406,7 +468,7 @@ const brew: Handler = (inv, st) => {
     )
   )
     return;
-  report(st, inv, 'high', `installs or changes packages (brew ${verb})`);
+  report(st, inv, 'high', say(`installs or changes packages (brew ${verb})`, `安装或更改软件包（brew ${verb}）`));
 };
 
 /** System package managers: searching is fine; installing runs package scripts as root. */
@@ -491,7 +553,10 @@ const PROJECT_TOOLS: Record<string, Handler> = Object.fromEntries(
     'changeset', 'semantic-release', 'standard-version', 'commitlint', 'husky', 'lint-staged', 'gofmt', 'rustfmt',
     'clang-format', 'clang-tidy', 'cppcheck', 'valgrind-di', 'swiftlint', 'ktlint', 'detekt', 'phpunit', 'phpstan',
     'psalm', 'rspec', 'minitest', 'cucumber', 'behave', 'robot', 'locust', 'k6', 'artillery', 'newman',
-  ].map((name) => [name, projectTool(`runs project code or tooling (${name})`)]),
+  ].map((name) => [
+    name,
+    projectTool(say(`runs project code or tooling (${name})`, `运行项目代码或工具（${name}）`)),
+  ]),
 ); // prettier-ignore
 
 export const DEV_HANDLERS: Record<string, Handler> = {

@@ -1,5 +1,7 @@
 import path from 'node:path';
 
+import { say } from '@nextai/shared';
+
 import {
   RUNTIME_ARGS,
   checkPath,
@@ -337,11 +339,29 @@ const find: Handler = (inv, st) => {
         else if (part.value?.includes('{}')) command.push(computedWord(part.text));
         else command.push(part);
       }
-      if (!closed) report(st, inv, 'critical', `has a ${value} the analyser cannot delimit (fails closed)`);
+      if (!closed) {
+        report(
+          st,
+          inv,
+          'critical',
+          say(
+            `has a ${value} the analyser cannot delimit (fails closed)`,
+            `分析器找不到 ${value} 的结尾（无法确认安全，按最危险处理）`,
+          ),
+        );
+      }
       runInner(st, inv, command, { stdin: inv.stdin });
       continue;
     }
-    report(st, inv, 'critical', `uses a find primary the analyser does not know (${value}; fails closed)`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `uses a find primary the analyser does not know (${value}; fails closed)`,
+        `使用了分析器不认识的 find 表达式（${value}；无法确认安全，按最危险处理）`,
+      ),
+    );
   }
 };
 
@@ -435,7 +455,13 @@ const tar: Handler = (inv, st) => {
   report(st, inv, 'medium', 'packs or unpacks an archive');
   if (hasOption(parsed, ...TAR_DANGEROUS)) report(st, inv, 'critical', 'makes tar run another program');
   if (parsed.unknown.some((name) => name.startsWith('--'))) {
-    report(st, inv, 'critical', `uses tar options the analyser does not know (${parsed.unknown.join(', ')})`);
+    const unknown = parsed.unknown.join(', ');
+    report(
+      st,
+      inv,
+      'critical',
+      say(`uses tar options the analyser does not know (${unknown})`, `使用了分析器不认识的 tar 选项（${unknown}）`),
+    );
   }
   const creates = hasOption(
     parsed,

@@ -1,3 +1,5 @@
+import { say, type Localized } from '@nextai/shared';
+
 import { checkPath, checkUrl, joinedValue, report, runInner, runShellText, type Invocation } from '../invocation.js';
 import type { AnalysisState } from '../state.js';
 import type { Word } from '../words.js';
@@ -49,8 +51,17 @@ function judgeConfigPair(inv: Invocation, st: AnalysisState, pair: Word | undefi
     return;
   }
   const key = value.split('=')[0] ?? '';
-  if (dangerousKey(key))
-    report(st, inv, 'critical', `sets git configuration that runs commands or trusts other settings (${key})`);
+  if (dangerousKey(key)) {
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `sets git configuration that runs commands or trusts other settings (${key})`,
+        `设置会运行命令或信任其他设置的 git 配置（${key}）`,
+      ),
+    );
+  }
 }
 
 /** `ext::` URLs make git run a command as the transport. */
@@ -106,7 +117,7 @@ function globalOptions(inv: Invocation, st: AnalysisState): Parsed | undefined {
     if (!value.startsWith('-')) break;
     const [name = '', attached] = value.startsWith('--') ? splitOnce(value, '=') : [value, undefined];
     if (name === '--config-env' || (name === '--exec-path' && attached !== undefined)) {
-      report(st, inv, 'critical', `points git at other programs (${name})`);
+      report(st, inv, 'critical', say(`points git at other programs (${name})`, `让 git 改用其他程序（${name}）`));
       index += 1;
       continue;
     }
@@ -123,7 +134,15 @@ function globalOptions(inv: Invocation, st: AnalysisState): Parsed | undefined {
       continue;
     }
     if (!GLOBAL_FLAGS.has(name)) {
-      report(st, inv, 'critical', `runs git with an option the analyser does not know (${value})`);
+      report(
+        st,
+        inv,
+        'critical',
+        say(
+          `runs git with an option the analyser does not know (${value})`,
+          `用分析器不认识的选项运行 git（${value}）`,
+        ),
+      );
     }
     index += 1;
   }
@@ -238,7 +257,15 @@ const git: Handler = (inv, st) => {
     return;
   }
   if (!EVERYDAY.has(sub)) {
-    report(st, inv, 'high', `runs "git ${sub}", which NextAI has no rules for (it may be an alias or a plugin)`);
+    report(
+      st,
+      inv,
+      'high',
+      say(
+        `runs "git ${sub}", which NextAI has no rules for (it may be an alias or a plugin)`,
+        `运行“git ${sub}”，NextAI 没有针对它的规则（它可能是别名或插件）`,
+      ),
+    );
     return;
   }
   everyday(inv, st, sub, args);
@@ -251,6 +278,10 @@ function listing(inv: Invocation, st: AnalysisState, sub: string, args: Word[]):
   if (sub === 'diff' && has(args, '--no-index')) {
     for (const file of operands(args)) checkPath(st, inv, file, 'read');
   }
+}
+
+function runsGit(sub: string): Localized {
+  return say(`runs git ${sub}`, `运行 git ${sub}`);
 }
 
 function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[]): void {
@@ -319,10 +350,11 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
       ];
       const changes = has(args, ...changeFlags) || (operands(args).length > 0 && !has(args, ...listFlags));
       if (!changes) return;
+      const noun = sub === 'branch' ? '分支' : '标签';
       if (has(args, '-D') || (has(args, '-d', '--delete') && has(args, '-f', '--force'))) {
-        report(st, inv, 'high', `force-deletes a git ${sub}`);
+        report(st, inv, 'high', say(`force-deletes a git ${sub}`, `强制删除 git ${noun}`));
       } else {
-        report(st, inv, 'medium', `changes git ${sub}es`);
+        report(st, inv, 'medium', say(`changes git ${sub}es`, `更改 git ${noun}`));
       }
       return;
     }
@@ -354,7 +386,7 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
         list.includes('.') ||
         has(args, '-f', '--force', '--discard-changes', '--worktree', '-W', '-p', '--patch') ||
         (sub === 'restore' && !has(args, '--staged', '-S'));
-      report(st, inv, discards ? 'high' : 'medium', discards ? 'throws away uncommitted changes' : `runs git ${sub}`);
+      report(st, inv, discards ? 'high' : 'medium', discards ? 'throws away uncommitted changes' : runsGit(sub));
       return;
     }
     case 'reset':
@@ -400,7 +432,7 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
     case 'fetch':
     case 'pull':
     case 'ls-remote':
-      report(st, inv, sub === 'ls-remote' ? 'low' : 'medium', `runs git ${sub}`);
+      report(st, inv, sub === 'ls-remote' ? 'low' : 'medium', runsGit(sub));
       urls();
       return;
     case 'submodule': {
@@ -524,10 +556,10 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
     case 'gui':
     case 'gitk':
     case 'web--browse':
-      report(st, inv, 'high', `runs git ${sub}`);
+      report(st, inv, 'high', runsGit(sub));
       return;
     default:
-      report(st, inv, 'medium', `runs git ${sub}`);
+      report(st, inv, 'medium', runsGit(sub));
   }
 }
 

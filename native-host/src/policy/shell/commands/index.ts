@@ -1,3 +1,5 @@
+import { say, verbatim, type Localized } from '@nextai/shared';
+
 import { checkPath, checkProgramArguments, report, runsWrittenFile, type Invocation } from '../invocation.js';
 import type { AnalysisState } from '../state.js';
 import { BASIC_HANDLERS, SHELL_BUILTINS } from './basic.js';
@@ -48,11 +50,11 @@ function programName(name: string): string {
 }
 
 /** What a function with this name would replace, for the "function shadows a command" rule. */
-export function shadowedCommand(name: string): string | undefined {
-  if (name.includes('/')) return `the program at ${name}`;
+export function shadowedCommand(name: string): Localized | undefined {
+  if (name.includes('/')) return say(`the program at ${name}`, `位于 ${name} 的程序`);
   const program = programName(name);
   if (SHELL_BUILTINS.has(name) || HANDLERS.has(program) || name === 'command_not_found_handle') {
-    return `the command "${name}"`;
+    return say(`the command "${name}"`, `命令“${name}”`);
   }
   return undefined;
 }
@@ -75,7 +77,10 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
       st,
       inv,
       'critical',
-      `uses shell syntax the analyser does not follow ("${name.value}" where a command was expected; fails closed)`,
+      say(
+        `uses shell syntax the analyser does not follow ("${name.value}" where a command was expected; fails closed)`,
+        `使用了分析器无法理解的 shell 语法（本该是命令的位置出现了“${name.value}”；无法确认安全，按最危险处理）`,
+      ),
     );
     return;
   }
@@ -84,14 +89,19 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
   if (name.value.includes('/') || name.value.startsWith('~')) {
     checkPath(st, inv, name, 'exec');
     runsWrittenFile(st, inv, name, 'shell');
-    if (!SYSTEM_BIN.test(name.value)) report(st, inv, 'high', `runs the program file ${name.value}`);
+    if (!SYSTEM_BIN.test(name.value)) {
+      report(st, inv, 'high', say(`runs the program file ${name.value}`, `运行程序文件 ${name.value}`));
+    }
   } else if (st.functions.has(name.value)) {
     if (st.defining.includes(name.value)) {
       report(
         st,
         inv,
         'critical',
-        `makes the function ${name.value} call itself (a fork bomb when piped or backgrounded)`,
+        say(
+          `makes the function ${name.value} call itself (a fork bomb when piped or backgrounded)`,
+          `让函数 ${name.value} 调用自身（放进管道或后台运行时就是 fork 炸弹）`,
+        ),
       );
     }
     // The body was analysed where the function was defined.
@@ -105,6 +115,11 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
 
 /** A program NextAI has no rules for: it runs code nobody has looked at. */
 function unknownProgram(inv: Invocation, st: AnalysisState): void {
-  report(st, inv, 'high', `runs ${inv.program}, a program NextAI has no rules for`);
-  checkProgramArguments(st, inv, inv.args, inv.program);
+  report(
+    st,
+    inv,
+    'high',
+    say(`runs ${inv.program}, a program NextAI has no rules for`, `运行 ${inv.program}，NextAI 没有针对这个程序的规则`),
+  );
+  checkProgramArguments(st, inv, inv.args, verbatim(inv.program));
 }

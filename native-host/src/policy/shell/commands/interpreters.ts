@@ -1,3 +1,5 @@
+import { say, type Localized } from '@nextai/shared';
+
 import {
   checkPath,
   checkProgramArguments,
@@ -10,17 +12,34 @@ import {
   type Invocation,
 } from '../invocation.js';
 import { hasOption, optionValues, parseOptions } from '../options.js';
+import { joinZh, type ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
 import { awkProgramConcern, sedScriptConcern } from '../text-programs.js';
 import type { Word } from '../words.js';
 import { checkOperands, type Handler } from './types.js';
 
+/** Language names as the Chinese text writes them; the rest are written as in English. */
+const LANGUAGE_ZH: Record<string, string> = { 'Java script engine': 'Java 脚本引擎' };
+
+function inChinese(language: string): string {
+  return LANGUAGE_ZH[language] ?? language;
+}
+
 /** A program reading code from its input: a download piped in gets its own, clearer reason. */
 function readsCodeFromInput(inv: Invocation, st: AnalysisState, language: string): void {
+  const zh = inChinese(language);
   if (inv.stdin.kind === 'pipe' && inv.stdin.download) {
-    report(st, inv, 'critical', `runs a download as ${language} code`);
+    report(st, inv, 'critical', say(`runs a download as ${language} code`, joinZh('把下载的内容当作', zh, '代码运行')));
   } else {
-    report(st, inv, 'critical', `runs ${language} code it reads from its input, which cannot be checked`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `runs ${language} code it reads from its input, which cannot be checked`,
+        joinZh('运行从输入读取的', zh, '代码，这些代码无法检查'),
+      ),
+    );
   }
 }
 
@@ -31,8 +50,14 @@ function runsScript(
   language: string,
   args: readonly Word[] = [],
 ): void {
+  const zh = inChinese(language);
   if (script.processSubstitution) {
-    report(st, inv, 'critical', `runs the output of another command as ${language} code`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(`runs the output of another command as ${language} code`, joinZh('把另一个命令的输出当作', zh, '代码运行')),
+    );
     return;
   }
   if (
@@ -43,10 +68,10 @@ function runsScript(
     readsCodeFromInput(inv, st, language);
     return;
   }
-  report(st, inv, 'high', `runs a ${language} script`);
+  report(st, inv, 'high', say(`runs a ${language} script`, joinZh('运行', zh, '脚本')));
   checkPath(st, inv, script, 'exec');
   runsWrittenFile(st, inv, script, language);
-  checkProgramArguments(st, inv, args, `a ${language} script`);
+  checkProgramArguments(st, inv, args, say(`a ${language} script`, joinZh(zh, '脚本')));
 }
 
 const SHELL_LONG_VALUE = [
@@ -92,7 +117,15 @@ const shell: Handler = (inv, st) => {
       } else if (name === 'interactive') interactive = true;
       else if (SHELL_LONG_VALUE.includes(name) && !value.includes('=')) index += 1;
       else if (!SHELL_LONG_FLAGS.includes(name) && !SHELL_LONG_VALUE.includes(name)) {
-        report(st, inv, 'critical', `starts a shell with an option the analyser does not know (${value})`);
+        report(
+          st,
+          inv,
+          'critical',
+          say(
+            `starts a shell with an option the analyser does not know (${value})`,
+            `用分析器不认识的选项启动 shell（${value}）`,
+          ),
+        );
       }
       continue;
     }
@@ -140,6 +173,8 @@ interface Language {
 
 /** A handler for an interpreter: inline code is critical, a script file is project code, input is unknown. */
 function interpreter(language: Language): Handler {
+  const zh = inChinese(language.name);
+  const inline: Localized = say(`runs inline ${language.name} code`, joinZh('运行直接写在命令行里的', zh, '代码'));
   return (inv, st) => {
     const args = inv.args;
     if (args.length === 1 && args[0]?.value !== undefined && language.info.includes(args[0].value)) return;
@@ -149,7 +184,12 @@ function interpreter(language: Language): Handler {
       const value = word.value;
       if (value === undefined) {
         if (word.text.startsWith('-')) {
-          report(st, inv, 'critical', `starts ${language.name} with options computed at run time`);
+          report(
+            st,
+            inv,
+            'critical',
+            say(`starts ${language.name} with options computed at run time`, joinZh('用运行时才确定的选项启动', zh)),
+          );
           return;
         }
         break;
@@ -165,12 +205,21 @@ function interpreter(language: Language): Handler {
       }
       const name = value.split('=')[0] ?? value;
       if (language.inline.includes(name)) {
-        report(st, inv, 'critical', `runs inline ${language.name} code`);
+        report(st, inv, 'critical', inline);
         return;
       }
       if (language.module?.includes(name)) {
-        report(st, inv, 'high', `runs the ${language.name} module ${args[index + 1]?.text ?? ''}`.trimEnd());
-        checkProgramArguments(st, inv, args.slice(index + 2), `a ${language.name} module`);
+        const moduleName = args[index + 1]?.text ?? '';
+        report(
+          st,
+          inv,
+          'high',
+          say(
+            `runs the ${language.name} module ${moduleName}`.trimEnd(),
+            `${joinZh('运行', zh, '模块')} ${moduleName}`.trimEnd(),
+          ),
+        );
+        checkProgramArguments(st, inv, args.slice(index + 2), say(`a ${language.name} module`, joinZh(zh, '模块')));
         return;
       }
       if (language.interactive?.includes(name)) {
@@ -186,11 +235,11 @@ function interpreter(language: Language): Handler {
       let consumed = false;
       for (const letter of value.slice(1)) {
         if (language.inline.includes(`-${letter}`)) {
-          report(st, inv, 'critical', `runs inline ${language.name} code`);
+          report(st, inv, 'critical', inline);
           return;
         }
         if (language.module?.includes(`-${letter}`)) {
-          report(st, inv, 'high', `runs a ${language.name} module`);
+          report(st, inv, 'high', say(`runs a ${language.name} module`, joinZh('运行', zh, '模块')));
           return;
         }
         if (language.interactive?.includes(`-${letter}`)) {
@@ -336,13 +385,27 @@ const jsRuntime: Handler = (inv, st) => {
   const [first] = inv.args;
   const value = first?.value;
   if (value === undefined) {
-    if (first) report(st, inv, 'critical', `starts ${inv.program} with arguments computed at run time`);
-    else readsCodeFromInput(inv, st, 'JavaScript');
+    if (first) {
+      report(
+        st,
+        inv,
+        'critical',
+        say(`starts ${inv.program} with arguments computed at run time`, `用运行时才确定的参数启动 ${inv.program}`),
+      );
+    } else readsCodeFromInput(inv, st, 'JavaScript');
     return;
   }
   if (['-v', '-V', '--version', '-h', '--help', 'help', 'completions', 'types'].includes(value)) return;
   if (['eval', 'repl', '-e', '--eval', '-p', '--print'].includes(value)) {
-    report(st, inv, 'critical', `runs inline JavaScript code (${inv.program} ${value})`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `runs inline JavaScript code (${inv.program} ${value})`,
+        `运行直接写在命令行里的 JavaScript 代码（${inv.program} ${value}）`,
+      ),
+    );
     return;
   }
   if (value === 'x' || value === 'dlx') {
@@ -358,7 +421,12 @@ const jsRuntime: Handler = (inv, st) => {
     report(st, inv, 'critical', 'runs code straight from the network');
     return;
   }
-  report(st, inv, 'high', `runs project code or packages (${inv.program} ${value})`);
+  report(
+    st,
+    inv,
+    'high',
+    say(`runs project code or packages (${inv.program} ${value})`, `运行项目代码或软件包（${inv.program} ${value}）`),
+  );
   if (!value.startsWith('-') && /\.[cm]?[jt]sx?$/.test(value)) checkPath(st, inv, first as Word, 'exec');
 };
 
@@ -388,7 +456,7 @@ const source: Handler = (inv, st) => {
 /** `exec CMD` replaces the shell with CMD; `exec` with only redirects changes the shell's files. */
 const exec: Handler = (inv, st) => {
   const parsed = parseOptions(inv.args, { short: 'a', flags: 'cl', stopAtOperand: true });
-  if (parsed.unknown.length > 0) report(st, inv, 'critical', `uses exec options the analyser does not know`);
+  if (parsed.unknown.length > 0) report(st, inv, 'critical', 'uses exec options the analyser does not know');
   if (parsed.operands.length === 0) return;
   runInner(st, inv, parsed.operands);
 };
@@ -413,7 +481,7 @@ const sed: Handler = (inv, st) => {
   }
   for (const file of files) runsScript(inv, st, file, 'sed');
   for (const script of scripts) {
-    const concern =
+    const concern: ShellPhrase | Localized | undefined =
       script.value === undefined ? 'runs a sed script computed at run time' : sedScriptConcern(script.value);
     if (concern) report(st, inv, 'critical', concern);
   }
@@ -445,7 +513,7 @@ const awk: Handler = (inv, st) => {
     operands = rest;
   }
   for (const program of programs) {
-    const concern =
+    const concern: ShellPhrase | Localized | undefined =
       program.value === undefined ? 'runs an awk program computed at run time' : awkProgramConcern(program.value);
     if (concern) report(st, inv, 'critical', concern);
   }

@@ -1,4 +1,7 @@
+import { say } from '@nextai/shared';
+
 import { checkPath, report } from '../invocation.js';
+import { extend, type ShellPhrase } from '../phrases.js';
 import type { Word } from '../words.js';
 import type { Handler } from './types.js';
 
@@ -11,10 +14,10 @@ function operandsOf(args: readonly Word[]): Word[] {
  * A tool that only looks when its verb (first operand) matches `looks`, and changes the system
  * otherwise: `systemctl status` is fine, `systemctl stop` is critical.
  */
-function verbTool(looks: RegExp, what: string, withoutVerb: 'low' | 'critical' = 'low'): Handler {
+function verbTool(looks: RegExp, what: ShellPhrase, withoutVerb: 'low' | 'critical' = 'low'): Handler {
   return (inv, st) => {
     if (inv.args.some((arg) => arg.value === undefined)) {
-      report(st, inv, 'critical', `${what}, with arguments computed at run time`);
+      report(st, inv, 'critical', extend(what, ', with arguments computed at run time', '，且参数在运行时才确定'));
       return;
     }
     if (inv.args.some((arg) => /^(?:--version|--help|-h|-V)$/.test(arg.value ?? '')) && inv.args.length === 1) return;
@@ -23,7 +26,9 @@ function verbTool(looks: RegExp, what: string, withoutVerb: 'low' | 'critical' =
       if (withoutVerb === 'critical') report(st, inv, 'critical', what);
       return;
     }
-    if (!looks.test(verb)) report(st, inv, 'critical', `${what} (${inv.program} ${verb})`);
+    if (!looks.test(verb)) {
+      report(st, inv, 'critical', extend(what, ` (${inv.program} ${verb})`, `（${inv.program} ${verb}）`));
+    }
   };
 }
 
@@ -33,7 +38,7 @@ function verbTool(looks: RegExp, what: string, withoutVerb: 'low' | 'critical' =
  */
 function optionTool(
   looks: RegExp,
-  what: string,
+  what: ShellPhrase,
   verdicts: { bare?: 'low' | 'critical'; noOptions?: 'low' | 'critical'; windows?: boolean } = {},
 ): Handler {
   // Windows tools write options with a slash (`schtasks /query`).
@@ -48,7 +53,7 @@ function optionTool(
   };
 }
 
-function always(risk: 'critical' | 'high' | 'medium', what: string): Handler {
+function always(risk: 'critical' | 'high' | 'medium', what: ShellPhrase): Handler {
   return (inv, st) => report(st, inv, risk, what);
 }
 
@@ -127,7 +132,12 @@ const ip: Handler = (inv, st) => {
     return;
   }
   if (object !== undefined && /^-/.test(command)) return;
-  report(st, inv, 'critical', `changes the network configuration (ip ${object} ${command})`);
+  report(
+    st,
+    inv,
+    'critical',
+    say(`changes the network configuration (ip ${object} ${command})`, `更改网络配置（ip ${object} ${command}）`),
+  );
 };
 
 const ifconfig: Handler = (inv, st) => {
@@ -216,7 +226,12 @@ const security: Handler = (inv, st) => {
     ) ||
     inv.args[0]?.value === undefined
   ) {
-    report(st, inv, 'critical', `reads or changes the keychain (security ${verb})`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(`reads or changes the keychain (security ${verb})`, `读取或更改钥匙串（security ${verb}）`),
+    );
   } else {
     report(st, inv, 'high', 'uses the keychain tool');
   }

@@ -1,7 +1,8 @@
-import type { RiskLevel } from '@nextai/shared';
+import { say, type RiskLevel } from '@nextai/shared';
 
 import { checkPath, report, type Invocation, type PathRole } from '../invocation.js';
 import { parseOptions, type OptionSpec, type ParsedArgs } from '../options.js';
+import type { ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
 
 export type Handler = (inv: Invocation, st: AnalysisState) => void;
@@ -9,7 +10,7 @@ export type Handler = (inv: Invocation, st: AnalysisState) => void;
 export interface SimpleRule {
   risk: RiskLevel;
   /** What the command does, for the finding ("creates folders"). */
-  what?: string;
+  what?: ShellPhrase;
   /** How its operands are used; omitted when they are not paths. */
   paths?: PathRole;
   /** Its options, so that option values are not taken for paths. */
@@ -19,7 +20,7 @@ export interface SimpleRule {
 /** A handler for a command that does one thing to its operands. */
 export function simple(rule: SimpleRule): Handler {
   return (inv, st) => {
-    report(st, inv, rule.risk, rule.what ?? `runs ${inv.program}`);
+    report(st, inv, rule.risk, rule.what ?? say(`runs ${inv.program}`, `运行 ${inv.program}`));
     if (!rule.paths) return;
     const parsed = parseOptions(inv.args, rule.options ?? {});
     checkOperands(inv, st, parsed, rule.paths);

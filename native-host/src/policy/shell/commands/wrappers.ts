@@ -1,4 +1,4 @@
-import type { RiskLevel } from '@nextai/shared';
+import { say, type RiskLevel } from '@nextai/shared';
 
 import { criticalVariable, storesCommandText } from '../environment.js';
 import {
@@ -12,6 +12,7 @@ import {
   type Invocation,
 } from '../invocation.js';
 import { hasOption, optionValues, parseOptions, type OptionSpec, type ParsedArgs } from '../options.js';
+import type { ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
 import { literalWord, type Word } from '../words.js';
 import type { Handler } from './types.js';
@@ -21,7 +22,7 @@ interface WrapperRule extends OptionSpec {
   before?: number;
   /** The risk of the wrapper itself, whatever it runs. */
   risk?: RiskLevel;
-  what?: string;
+  what?: ShellPhrase;
   /** Options that act on a running process instead of starting a command. */
   onProcess?: string[];
   /** Without a command the wrapper starts an interactive shell. */
@@ -31,11 +32,15 @@ interface WrapperRule extends OptionSpec {
 /** Options a wrapper does not know may take a value, so the command it runs cannot be found: fail closed. */
 function unknownOptions(inv: Invocation, st: AnalysisState, parsed: ParsedArgs): void {
   if (parsed.unknown.length > 0) {
+    const unknown = parsed.unknown.join(', ');
     report(
       st,
       inv,
       'critical',
-      `uses ${inv.program} options the analyser does not know (${parsed.unknown.join(', ')})`,
+      say(
+        `uses ${inv.program} options the analyser does not know (${unknown})`,
+        `使用了分析器不认识的 ${inv.program} 选项（${unknown}）`,
+      ),
     );
   }
 }
@@ -44,15 +49,30 @@ function unknownOptions(inv: Invocation, st: AnalysisState, parsed: ParsedArgs):
 function wrapper(rule: WrapperRule): Handler {
   return (inv, st) => {
     const parsed = parseOptions(inv.args, { ...rule, stopAtOperand: true });
-    if (rule.risk) report(st, inv, rule.risk, rule.what ?? `runs a command through ${inv.program}`);
+    if (rule.risk) {
+      const what = rule.what ?? say(`runs a command through ${inv.program}`, `通过 ${inv.program} 运行命令`);
+      report(st, inv, rule.risk, what);
+    }
     unknownOptions(inv, st, parsed);
     if (rule.onProcess && hasOption(parsed, ...rule.onProcess)) {
-      report(st, inv, 'high', `changes a running process (${inv.program})`);
+      report(
+        st,
+        inv,
+        'high',
+        say(`changes a running process (${inv.program})`, `更改正在运行的进程（${inv.program}）`),
+      );
       return;
     }
     const command = parsed.operands.slice(rule.before ?? 0);
     if (command.length === 0) {
-      if (rule.shellWithoutCommand) report(st, inv, 'critical', `starts an interactive shell (${inv.program})`);
+      if (rule.shellWithoutCommand) {
+        report(
+          st,
+          inv,
+          'critical',
+          say(`starts an interactive shell (${inv.program})`, `启动交互式 shell（${inv.program}）`),
+        );
+      }
       return;
     }
     runInner(st, inv, command);
@@ -205,7 +225,12 @@ const sudo: Handler = (inv, st) => {
       ['-k', '-K', '-V', '-h', '--version', '--help', '--reset-timestamp', '--remove-timestamp'].includes(option.name),
     );
   if (harmless && parsed.options.length > 0) return;
-  report(st, inv, 'critical', `runs a command with raised privileges (${inv.program})`);
+  report(
+    st,
+    inv,
+    'critical',
+    say(`runs a command with raised privileges (${inv.program})`, `以提升的权限运行命令（${inv.program}）`),
+  );
   runInner(st, inv, parsed.operands);
 };
 
@@ -216,7 +241,7 @@ const su: Handler = (inv, st) => {
     long: ['command', 'session-command', 'shell', 'group', 'supp-group', 'whitelist-environment', 'user'],
     longFlags: ['login', 'preserve-environment', 'pty', 'fast', 'help', 'version'],
   }); // prettier-ignore
-  report(st, inv, 'critical', `switches to another user (${inv.program})`);
+  report(st, inv, 'critical', say(`switches to another user (${inv.program})`, `切换到另一个用户（${inv.program}）`));
   for (const text of optionValues(parsed, '-c', '--command', '-C', '--session-command')) {
     runShellText(st, inv, text.value, 'runs a command as another user');
   }
@@ -252,7 +277,15 @@ const sg: Handler = (inv, st) => {
 const multiCall: Handler = (inv, st) => {
   const first = inv.args[0]?.value;
   if (first === undefined && inv.args.length > 0) {
-    report(st, inv, 'critical', `runs a ${inv.program} tool whose name is computed at run time`);
+    report(
+      st,
+      inv,
+      'critical',
+      say(
+        `runs a ${inv.program} tool whose name is computed at run time`,
+        `运行 ${inv.program} 里一个名字在运行时才确定的工具`,
+      ),
+    );
     return;
   }
   if (first === undefined || first.startsWith('-')) return;
@@ -291,10 +324,18 @@ const terminalMultiplexer: Handler = (inv, st) => {
     return;
   }
   if (first !== undefined && /^kill-\w+|detach(?:-client)?$/.test(first)) {
-    report(st, inv, 'medium', `closes ${inv.program} sessions`);
+    report(st, inv, 'medium', say(`closes ${inv.program} sessions`, `关闭 ${inv.program} 会话`));
     return;
   }
-  report(st, inv, 'critical', `starts or types commands in another terminal (${inv.program})`);
+  report(
+    st,
+    inv,
+    'critical',
+    say(
+      `starts or types commands in another terminal (${inv.program})`,
+      `在另一个终端里启动命令或输入命令（${inv.program}）`,
+    ),
+  );
 };
 
 const hyperfine: Handler = (inv, st) => {
