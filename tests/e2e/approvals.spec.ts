@@ -144,6 +144,11 @@ test('answered in the terminal, a request leaves the panel and the badge at once
   const toolCard = cards.filter({ hasText: 'cat /etc/hostname' });
   await expect(runCard.getByTestId('approval-risk')).toHaveText('高风险');
   await expect(runCard.getByTestId('approval-layer')).toHaveText('决定层：项目审批策略');
+  // The daemon's own words come in the panel's language too: the reason and what the analyser found.
+  await expect(runCard.getByTestId('approval-reason')).toHaveText(
+    '项目“Default”（开发模式模板）将高风险操作设为“先问你”。',
+  );
+  await expect(toolCard.getByTestId('approval-findings')).toContainText('匹配禁止的路径模式“/etc/**”');
   await expect(toolCard.getByTestId('approve-run')).toBeDisabled();
   await expect(panel.getByTestId('tab-approvals-count')).toHaveText('2');
   await panel.screenshot({ path: 'test-results/approvals-zh.png', fullPage: true });

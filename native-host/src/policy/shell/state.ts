@@ -118,7 +118,12 @@ export class AnalysisState {
       if (excerpt === undefined || excerpt === '') {
         return { risk: found.risk, reason: say(`${what.en}${more.en}`, `${what['zh-CN']}${more['zh-CN']}`) };
       }
-      const reason = say(`${what.en}: ${excerpt}${more.en}`, `${what['zh-CN']}：${excerpt}${more['zh-CN']}`);
+      // A guard's verdict is a whole sentence: its full stop goes before the excerpt is added.
+      const clause = (text: string) => text.replace(/[.。]$/, '');
+      const reason = say(
+        `${clause(what.en)}: ${excerpt}${more.en}`,
+        `${clause(what['zh-CN'])}：${excerpt}${more['zh-CN']}`,
+      );
       return { risk: found.risk, reason, excerpt };
     });
     const rest = all.slice(MAX_FINDINGS);
