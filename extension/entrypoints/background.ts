@@ -1,7 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import { defineBackground } from 'wxt/utils/define-background';
 
-import { VERSION, type DaemonEvent } from '@nextai/shared';
+import { VERSION, type DaemonEvent, type MessageTranslations } from '@nextai/shared';
 
 import { showBadge } from '../lib/badge.js';
 import { detectBrowser } from '../lib/browser-family.js';
@@ -77,13 +77,17 @@ export default defineBackground({
         connection
           .request(message.method, message.params as never, { timeoutMs: 120_000 })
           .then((result) => post(port, { type: 'response', id: message.id, outcome: { ok: true, result } }))
-          .catch((error: { code?: string; message?: string }) =>
+          .catch((error: { code?: string; message?: string; translations?: MessageTranslations }) =>
             post(port, {
               type: 'response',
               id: message.id,
               outcome: {
                 ok: false,
-                error: { code: error.code ?? 'INTERNAL', message: error.message ?? String(error) },
+                error: {
+                  code: error.code ?? 'INTERNAL',
+                  message: error.message ?? String(error),
+                  ...(error.translations ? { translations: error.translations } : {}),
+                },
               },
             }),
           );

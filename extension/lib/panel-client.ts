@@ -62,8 +62,8 @@ export class PanelClient {
         this.pending.delete(message.id);
         if (message.outcome.ok) pending?.resolve(message.outcome.result);
         else {
-          const { code, message: text } = message.outcome.error;
-          pending?.reject(new AppError(isErrorCode(code) ? code : 'INTERNAL', text));
+          const { code, message: text, translations } = message.outcome.error;
+          pending?.reject(new AppError(isErrorCode(code) ? code : 'INTERNAL', text, { translations }));
         }
       }
       this.emit();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import type { DaemonMethod } from '@nextai/shared';
+import { messageTranslationsSchema, type DaemonMethod } from '@nextai/shared';
 
 /**
  * Daemon methods the side panel may call through the background: everything a person does in the
@@ -90,7 +90,14 @@ export const backgroundToPanelSchema = z.discriminatedUnion('type', [
     id: z.number().int(),
     outcome: z.discriminatedUnion('ok', [
       z.object({ ok: z.literal(true), result: z.unknown() }),
-      z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+      z.object({
+        ok: z.literal(false),
+        error: z.object({
+          code: z.string(),
+          message: z.string(),
+          translations: messageTranslationsSchema.optional(),
+        }),
+      }),
     ]),
   }),
 ]);

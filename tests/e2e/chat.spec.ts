@@ -41,17 +41,20 @@ async function openChat(
   script: ScriptedTurn[],
   locale: 'en-US' | 'zh-CN' = 'en-US',
   extraEnv: NodeJS.ProcessEnv = {},
+  options: { model?: boolean } = {},
 ): Promise<Page> {
   home = makeHome();
   // Someone who has been through the first-run wizard: the panel opens on the chat.
   fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }), { mode: 0o600 });
   server = await startFakeModelServer(script);
-  const env: NodeJS.ProcessEnv = {
-    ...home.env,
-    ...extraEnv,
-    ANTHROPIC_BASE_URL: server.anthropicBaseUrl,
-    ANTHROPIC_API_KEY: KEY,
-  };
+  const env: NodeJS.ProcessEnv = { ...home.env, ...extraEnv };
+  // Without a model, the daemon has no provider configured at all.
+  if (options.model === false) {
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_BASE_URL;
+  } else {
+    Object.assign(env, { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: KEY });
+  }
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   const profile = makeProfileDir();
@@ -311,4 +314,15 @@ test('a 500-step run in the chat: a window of its items in the page, later reads
   const total = Math.max(...reads.flatMap((read) => read.returned));
   // Re-reading the whole run each time would send the first hundreds of steps again and again.
   expect(transferred).toBeLessThan(2 * total);
+});
+
+test('with no model configured, the chat says so in the person’s language and offers the settings (zh-CN)', async () => {
+  const panel = await openChat([], 'zh-CN', {}, { model: false });
+  await send(panel, '今天有什么安排？');
+  const problem = panel.getByTestId('chat-problem');
+  await expect(problem).toContainText('还没有配置模型');
+  await expect(problem).not.toContainText('No model is configured');
+  await panel.screenshot({ path: 'test-results/chat-no-model-zh.png' });
+  await problem.getByRole('button', { name: '打开设置' }).click();
+  await expect(panel.getByTestId('settings-tab')).toBeVisible();
 });

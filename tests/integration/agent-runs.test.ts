@@ -236,6 +236,10 @@ describe('agent runs in the daemon', () => {
     delete env.ANTHROPIC_BASE_URL;
     const daemon = await connect(env);
     await expect(daemon.peer.request('runs.start', { goal: 'x' })).rejects.toThrow(/No model is configured/);
+    // In the panel's other language too (it shows the daemon's words as they are).
+    await expect(daemon.peer.request('runs.start', { goal: 'x' })).rejects.toMatchObject({
+      translations: { 'zh-CN': expect.stringContaining('还没有配置模型') },
+    });
     await expect(daemon.peer.request('runs.get', { id: 'no-such-run' })).rejects.toThrow(/There is no run no-such-run/);
     await expect(daemon.peer.request('runs.stop', { id: 'no-such-run' })).rejects.toThrow(/There is no run/);
     await expect(daemon.peer.request('sessions.get', { id: 'gone' })).rejects.toThrow(/There is no session gone/);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 
-import { toAppError, type RunView } from '@nextai/shared';
+import { inLocale, toAppError, type RunView } from '@nextai/shared';
 
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
@@ -45,10 +45,11 @@ function explainStartError(error: unknown, t: Translate): Problem {
   if (appError.code === 'DISCONNECTED' || appError.code === 'DAEMON_UNAVAILABLE' || appError.code === 'TIMEOUT') {
     return { message: t('chatNotConnected') };
   }
+  const message = inLocale(appError.message, appError.translations, t.locale);
   if (/model|api key|provider/i.test(appError.message)) {
-    return { message: t('chatModelMissing', { message: appError.message }), action: 'settings' };
+    return { message: t('chatModelMissing', { message }), action: 'settings' };
   }
-  return { message: t('chatActionFailed', { message: appError.message }) };
+  return { message: t('chatActionFailed', { message }) };
 }
 
 /** The chat: sessions, messages, tool cards, run controls (issue #6 point 1). */
