@@ -49,7 +49,7 @@ test.afterEach(async () => {
  */
 async function openPanel(
   turns: ScriptedTurn[],
-  options: { language?: 'en' | 'zh-CN'; env?: NodeJS.ProcessEnv } = {},
+  options: { language?: 'en' | 'zh-CN'; env?: NodeJS.ProcessEnv; headedOn?: XServer } = {},
 ): Promise<Page> {
   home = makeHome();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-work-'));
@@ -71,7 +71,11 @@ async function openPanel(
   const profile = makeProfileDir();
   const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
   expect(installed.code, installed.stderr).toBe(0);
-  browser = await launchWithExtension(profile, home.env);
+  browser = await launchWithExtension(
+    profile,
+    home.env,
+    options.headedOn ? { headedOn: options.headedOn.display } : {},
+  );
   const panel = await browser.context.newPage();
   if (options.language === 'zh-CN') {
     await panel.addInitScript(() => {
@@ -134,11 +138,19 @@ test('the stop button stops a running task, the panel shows the latched stop, an
   await expect(panel.getByTestId('activity-card')).toContainText('Emergency stop lifted', { timeout: 20_000 });
 });
 
-test('the emergency-stop keyboard command stops a long command with no panel open; a panel opened later shows the stop', async () => {
-  const panel = await openPanel([
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'sleep 120' } }] },
-    { kind: 'text', text: 'Done sleeping.' },
-  ]);
+test('the emergency-stop keyboard command (a real Alt+Shift+S) stops a long command with no panel open; a panel opened later shows the stop', async () => {
+  // Browser shortcuts exist only in a window: Chromium runs headed on a test X server, and the
+  // keys are pressed there through XTEST, as a keyboard would.
+  xServer = await startXServer({ width: 1280, height: 800 });
+  const panel = await openPanel(
+    [
+      { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'sleep 120' } }] },
+      { kind: 'text', text: 'Done sleeping.' },
+    ],
+    { headedOn: xServer },
+  );
+  const page = await browser!.context.newPage();
+  await page.goto('data:text/html,<title>Reading</title><h1>Some page the person is reading</h1>');
   await panel.close();
   const runId = await startRun('Sleep for two minutes');
   // The command is running in the daemon's terminal.
@@ -149,17 +161,14 @@ test('the emergency-stop keyboard command stops a long command with no panel ope
     .toContain('sleep 120');
   expect(await runState(runId)).toBe('running');
 
-  // What Alt+Shift+S does: Playwright cannot press browser-level shortcuts in headless
-  // Chromium, so the test calls the command handler the background registered.
+  // The person presses Alt+Shift+S in the browser window.
   const started = Date.now();
-  const outcome = await browser!.serviceWorker.evaluate(() =>
-    (
-      globalThis as unknown as {
-        nextaiCommands: { run(command: string): Promise<{ ok: boolean; message: string }> };
-      }
-    ).nextaiCommands.run('emergency-stop'),
-  );
-  expect(outcome).toMatchObject({ ok: true });
+  const display = { ...process.env, DISPLAY: xServer.display };
+  const windows = spawnSync('xdotool', ['search', '--onlyvisible', '--class', 'chromium'], { env: display });
+  const window = windows.stdout.toString().trim().split('\n').at(-1);
+  expect(window, windows.stderr.toString()).toMatch(/^\d+$/);
+  expect(spawnSync('xdotool', ['windowactivate', '--sync', window!], { env: display }).status).toBe(0);
+  expect(spawnSync('xdotool', ['key', '--clearmodifiers', 'alt+shift+s'], { env: display }).status).toBe(0);
   await expect.poll(() => runState(runId), { timeout: 20_000 }).toMatch(/paused|stopped/);
   // `sleep 120` was aborted, not waited for.
   expect(Date.now() - started).toBeLessThan(60_000);

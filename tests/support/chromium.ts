@@ -41,12 +41,15 @@ export function makeProfileDir(): string {
 export async function launchWithExtension(
   userDataDir: string,
   env: NodeJS.ProcessEnv = process.env,
+  options: { headedOn?: string } = {},
 ): Promise<ExtensionBrowser> {
   requireBuilt(path.join(CHROME_EXTENSION_DIR, 'manifest.json'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
-    headless: true,
-    env: env as Record<string, string>,
+    // Headed on a test X server (`headedOn` is its DISPLAY) when a test presses real keys: browser
+    // shortcuts such as the extension's commands only exist in a window.
+    headless: options.headedOn === undefined,
+    env: (options.headedOn === undefined ? env : { ...env, DISPLAY: options.headedOn }) as Record<string, string>,
     args: [
       ...QUIET_FLAGS,
       `--disable-extensions-except=${CHROME_EXTENSION_DIR}`,
