@@ -25,9 +25,6 @@ export function startCommands(context: BackgroundContext): void {
   browser.commands?.onCommand.addListener((command) => {
     void handle(command);
   });
-  // Playwright cannot press browser-level shortcuts in headless Chromium: end-to-end tests call
-  // the same handler through the service worker.
-  Object.assign(globalThis, { nextaiCommands: { run: handle } });
 }
 
 export async function runCommand(context: BackgroundContext, command: string): Promise<CommandOutcome> {
