@@ -9,7 +9,12 @@ import type { RunView } from '@nextai/shared';
 
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
-import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
+import {
+  planningTurns,
+  startFakeModelServer,
+  type FakeModelServer,
+  type ScriptedTurn,
+} from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { startXServer, type XServer } from '../support/x-server.js';
@@ -193,14 +198,7 @@ test('the emergency-stop keyboard command (a real Alt+Shift+S) stops a long comm
 });
 
 test('a 500-step run keeps the operation log light: only the rows in view are in the page, and scrolling reaches the oldest', async () => {
-  const plan = (turn: number, call: number) => ({
-    name: 'todo_write',
-    input: { items: [{ id: `t${turn}-${call}`, content: `Step ${turn}.${call}`, status: 'completed' }] },
-  });
-  const turns: ScriptedTurn[] = [1, 2, 3, 4, 5].map((turn) => ({
-    kind: 'tool_calls',
-    calls: Array.from({ length: 100 }, (_, call) => plan(turn, call)),
-  }));
+  const turns = planningTurns(5, 100);
   const panel = await openPanel([...turns, { kind: 'text', text: 'Planned.' }]);
   const runId = await startRun('Plan five hundred steps');
   await expect.poll(() => runState(runId), { timeout: 90_000 }).toBe('finished');

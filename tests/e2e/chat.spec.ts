@@ -5,7 +5,12 @@ import { chromium, expect, test, type Page } from '@playwright/test';
 
 import { runCli } from '../support/cli.js';
 import { makeProfileDir, QUIET_FLAGS, sidePanelUrl, CHROMIUM_PATH } from '../support/chromium.js';
-import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
+import {
+  planningTurns,
+  startFakeModelServer,
+  type FakeModelServer,
+  type ScriptedTurn,
+} from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 import { CHROME_EXTENSION_DIR, CLI_BUNDLE, requireBuilt } from '../support/paths.js';
@@ -257,14 +262,7 @@ interface StepRead {
 }
 
 test('a 500-step run in the chat: a window of its items in the page, later reads only the new steps, earlier items on request', async () => {
-  const plan = (turn: number, call: number) => ({
-    name: 'todo_write',
-    input: { items: [{ id: `t${turn}-${call}`, content: `Step ${turn}.${call}`, status: 'completed' }] },
-  });
-  const turns: ScriptedTurn[] = [1, 2, 3, 4, 5].map((turn) => ({
-    kind: 'tool_calls',
-    calls: Array.from({ length: 100 }, (_, call) => plan(turn, call)),
-  }));
+  const turns = planningTurns(5, 100);
   const panel = await openChat([...turns, { kind: 'text', text: 'Planned all five hundred.' }]);
   const worker = panel.context().serviceWorkers()[0]!;
   await worker.evaluate(() => {

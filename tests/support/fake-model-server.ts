@@ -431,3 +431,17 @@ function flattenHeaders(headers: http.IncomingHttpHeaders): Record<string, strin
   }
   return flat;
 }
+
+/**
+ * `turns` model turns of `callsPerTurn` parallel `todo_write` calls each ("Step 3.41"): a long run
+ * that needs no approval, no display and no files, for tests of how the panel copes with length.
+ */
+export function planningTurns(turns: number, callsPerTurn: number): ScriptedTurn[] {
+  return Array.from({ length: turns }, (_, index) => ({
+    kind: 'tool_calls' as const,
+    calls: Array.from({ length: callsPerTurn }, (_, call) => ({
+      name: 'todo_write',
+      input: { items: [{ id: `t${index + 1}-${call}`, content: `Step ${index + 1}.${call}`, status: 'completed' }] },
+    })),
+  }));
+}

@@ -14,7 +14,8 @@ import {
 import type { Locale, MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
 import { TemplatePicker } from './template-picker.js';
-import { messageOf, type ProjectView } from './use-settings.js';
+import { ActionOutcome } from './action-outcome.js';
+import { useAction, type ProjectView } from './use-settings.js';
 
 const ACTION_LABELS: Record<ApprovalAction, MessageKey> = {
   auto_approve: 'settingsActionAuto',
@@ -81,9 +82,7 @@ export function ProjectPolicy({
 }) {
   const saved = JSON.stringify(project.approval);
   const [draft, setDraft] = useState<ProjectApprovalPolicy>(project.approval);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const { busy, error, notice, perform } = useAction();
   const [newCategory, setNewCategory] = useState<string>(TOOL_CATEGORIES[0]);
   const [newTool, setNewTool] = useState('');
   const ids = { mode: useId(), tools: useId(), newTool: useId(), newCategory: useId() };
@@ -96,19 +95,11 @@ export function ProjectPolicy({
     setDraft(JSON.parse(saved) as ProjectApprovalPolicy);
   }
 
-  const run = async (action: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const run = (action: () => Promise<unknown>, done: string) =>
+    perform(async () => {
       await action();
-      setNotice(done);
-    } catch (caught) {
-      setError(messageOf(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+      return done;
+    });
 
   const chooseTemplate = (template: string) =>
     run(() => client.call('policy.set_template', { template, project: project.id }), t('settingsSaved'));
@@ -305,16 +296,7 @@ export function ProjectPolicy({
           {dirty && <span className="hint">{t('settingsUnsaved')}</span>}
         </div>
       </form>
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
-      {notice && !error && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <ActionOutcome error={error} notice={notice} />
     </div>
   );
 }

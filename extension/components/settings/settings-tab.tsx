@@ -15,7 +15,8 @@ import { LanguageSwitch, localeFor } from './language.js';
 import { ListEditor } from './list-editor.js';
 import { ModelForm, sourceLabel } from './model-form.js';
 import { ProjectPolicy } from './project-policy.js';
-import { messageOf, useSettings, type ProjectView, type SettingsData } from './use-settings.js';
+import { ActionOutcome } from './action-outcome.js';
+import { messageOf, useAction, useSettings, type ProjectView, type SettingsData } from './use-settings.js';
 import { Wizard } from './wizard.js';
 import './settings.css';
 
@@ -360,22 +361,8 @@ function ProjectIdentity({
 }) {
   const [name, setName] = useState(project.name);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const { busy, error, notice, perform: act } = useAction();
   const nameId = useId();
-  const act = async (work: () => Promise<string>) => {
-    setBusy(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      setNotice(await work());
-    } catch (caught) {
-      setError(messageOf(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
   const rename = (event: FormEvent) => {
     event.preventDefault();
     void act(async () => {
@@ -432,16 +419,7 @@ function ProjectIdentity({
           {t('settingsRemoveProject')}
         </button>
       )}
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
-      {notice && !error && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <ActionOutcome error={error} notice={notice} />
     </div>
   );
 }

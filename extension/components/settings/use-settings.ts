@@ -70,3 +70,26 @@ export function useSettings(client: PanelClient, connected: boolean, daemonPid: 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * One button's call to the daemon: busy while it runs, then the notice it earned or the daemon's
+ * error in its words. `perform` resolves to the notice to show.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const perform = useCallback(async (work: () => Promise<string>) => {
+    setBusy(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      setNotice(await work());
+    } catch (caught) {
+      setError(messageOf(caught));
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, notice, perform };
+}

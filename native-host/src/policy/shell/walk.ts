@@ -1,4 +1,4 @@
-import { say } from '@nextai/shared';
+import { say, type Localized } from '@nextai/shared';
 import type { Node } from 'web-tree-sitter';
 
 import { shadowedCommand } from './commands/index.js';
@@ -145,14 +145,7 @@ function statement(node: Node, st: AnalysisState, stdin: Stdin): Output {
       functionDefinition(node, st, stdin);
       return NO_OUTPUT;
     default:
-      st.raise(
-        'critical',
-        say(
-          `uses shell syntax the analyser does not handle (${node.type}; fails closed)`,
-          `使用了分析器无法处理的 shell 语法（${node.type}；无法确认安全，按最危险处理）`,
-        ),
-        node.text,
-      );
+      st.raise('critical', unhandledSyntax(node.type), node.text);
       return NO_OUTPUT;
   }
 }
@@ -370,14 +363,7 @@ function command(node: Node, st: AnalysisState, stdin: Stdin, extraArgs: Node[],
     else if (child.type === 'variable_assignment') prefixes.push(child);
     else if (child.type === 'comment') continue;
     else if (child.isNamed) {
-      st.raise(
-        'critical',
-        say(
-          `uses shell syntax the analyser does not handle (${child.type}; fails closed)`,
-          `使用了分析器无法处理的 shell 语法（${child.type}；无法确认安全，按最危险处理）`,
-        ),
-        node.text,
-      );
+      st.raise('critical', unhandledSyntax(child.type), node.text);
       if (child.type === 'subshell') walkStatement(child, st, stdin);
     }
   }
@@ -851,4 +837,12 @@ function expansion(node: Node, st: AnalysisState, stdin: Stdin): void {
     else if (part.type === 'subscript') subscript(part, st, stdin, excerpt);
     else scanWord(part, st, stdin);
   }
+}
+
+/** Syntax the walk has no rule for: judged as the worst it could be. */
+function unhandledSyntax(type: string): Localized {
+  return say(
+    `uses shell syntax the analyser does not handle (${type}; fails closed)`,
+    `使用了分析器无法处理的 shell 语法（${type}；无法确认安全，按最危险处理）`,
+  );
 }
