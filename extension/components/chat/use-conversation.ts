@@ -48,6 +48,8 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
   const limit = useRef(RUNS_SHOWN);
   const current = useRef(sessionId);
   const refetchTimers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
+  const readsInFlight = useRef(new Set<string>());
+  const readAgain = useRef(new Set<string>());
 
   const publish = useCallback((patch: Partial<Conversation> = {}) => {
     const shown = allRuns.current.slice(-limit.current);
@@ -75,28 +77,36 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
     [client, sessionId],
   );
 
-  const load = useCallback(async () => {
-    if (!sessionId) return;
-    try {
-      const [{ session, runs }, { messages: list }] = await Promise.all([
-        client.call('sessions.get', { id: sessionId }),
-        client.call('sessions.messages', { id: sessionId, after_seq: 0, limit: 5000 }),
-      ]);
-      if (current.current !== sessionId) return;
-      messages.current = list;
-      allRuns.current = [...runs].sort((a, b) => a.created_at.localeCompare(b.created_at));
-      await Promise.all(allRuns.current.slice(-limit.current).map((run) => loadRun(run.id)));
-      if (current.current !== sessionId) return;
-      publish({ title: session.title, loading: false, problem: undefined });
-    } catch (error) {
-      if (current.current !== sessionId) return;
-      const appError = toAppError(error);
-      publish({
-        loading: false,
-        problem: { kind: appError.code === 'NOT_FOUND' ? 'deleted' : 'failed', message: appError.message },
-      });
-    }
-  }, [client, sessionId, loadRun, publish]);
+  /**
+   * Reads the session and its latest runs: runs already shown only from their first unfinished
+   * step, unless `fresh` (after a reconnect or a daemon restart), when everything is read again.
+   */
+  const load = useCallback(
+    async (fresh = false) => {
+      if (!sessionId) return;
+      try {
+        const [{ session, runs }, { messages: list }] = await Promise.all([
+          client.call('sessions.get', { id: sessionId }),
+          client.call('sessions.messages', { id: sessionId, after_seq: 0, limit: 5000 }),
+        ]);
+        if (current.current !== sessionId) return;
+        messages.current = list;
+        allRuns.current = [...runs].sort((a, b) => a.created_at.localeCompare(b.created_at));
+        if (fresh) timelines.current = new Map();
+        await Promise.all(allRuns.current.slice(-limit.current).map((run) => loadRun(run.id, true)));
+        if (current.current !== sessionId) return;
+        publish({ title: session.title, loading: false, problem: undefined });
+      } catch (error) {
+        if (current.current !== sessionId) return;
+        const appError = toAppError(error);
+        publish({
+          loading: false,
+          problem: { kind: appError.code === 'NOT_FOUND' ? 'deleted' : 'failed', message: appError.message },
+        });
+      }
+    },
+    [client, sessionId, loadRun, publish],
+  );
 
   // A new session: start over (the state while rendering, the rest in the effect).
   const [shownFor, setShownFor] = useState(sessionId);
@@ -117,7 +127,7 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
   const connected = state.status === 'connected';
   const wasConnected = useRef(connected);
   useEffect(() => {
-    if (connected && !wasConnected.current) void load();
+    if (connected && !wasConnected.current) void load(true);
     wasConnected.current = connected;
   }, [connected, load]);
 
@@ -125,14 +135,30 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
   const scheduleRun = useCallback(
     (id: string, delay = 400) => {
       if (refetchTimers.current.has(id)) return;
+      // One read of a run at a time: a read still on its way when more events come (a busy
+      // daemon, a long answer) is followed by one more, from where it left off.
+      if (readsInFlight.current.has(id)) {
+        readAgain.current.add(id);
+        return;
+      }
       refetchTimers.current.set(
         id,
         setTimeout(() => {
           refetchTimers.current.delete(id);
-          loadRun(id, true).then(
-            () => publish(),
-            () => undefined,
-          );
+          readsInFlight.current.add(id);
+          void (async () => {
+            try {
+              do {
+                readAgain.current.delete(id);
+                await loadRun(id, true).then(
+                  () => publish(),
+                  () => undefined,
+                );
+              } while (readAgain.current.has(id));
+            } finally {
+              readsInFlight.current.delete(id);
+            }
+          })();
         }, delay),
       );
     },
@@ -140,13 +166,21 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
   );
 
   const sessionTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const scheduleSession = useCallback(() => {
-    if (sessionTimer.current !== undefined) return;
-    sessionTimer.current = setTimeout(() => {
-      sessionTimer.current = undefined;
-      void load();
-    }, 300);
-  }, [load]);
+  const freshRead = useRef(false);
+  /** Reads the session again a moment later (several events make one read; one fresh asks make it fresh). */
+  const scheduleSession = useCallback(
+    (fresh = false) => {
+      freshRead.current ||= fresh;
+      if (sessionTimer.current !== undefined) return;
+      sessionTimer.current = setTimeout(() => {
+        sessionTimer.current = undefined;
+        const wasFresh = freshRead.current;
+        freshRead.current = false;
+        void load(wasFresh);
+      }, 300);
+    },
+    [load],
+  );
 
   useEffect(
     () => () => {
@@ -162,7 +196,7 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
     () =>
       client.onEvent((event: DaemonEvent) => {
         if (event.type === 'daemon.started') {
-          scheduleSession();
+          scheduleSession(true);
           return;
         }
         if (event.type === 'session.changed' && event.data.session_id === current.current) {
@@ -223,7 +257,7 @@ export function useConversation(client: PanelClient, state: ConnectionState, ses
     void load();
   }, [load]);
 
-  return { conversation, addRun, showOlder, reload: load };
+  return { conversation, addRun, showOlder };
 }
 
 /** The tools' titles and risks, read once per connection. */

@@ -3,13 +3,16 @@ import type { Command } from 'commander';
 import { toAppError } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
-import { ensureDaemon, unavailableReason } from '../client/daemon-launcher.js';
+import { ensureDaemon, unavailableReason, waitForExit } from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
 import { createLogger } from '../logger.js';
 import { dataPaths } from '../paths.js';
 import { currentPlatform } from '../platform/current.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printLine } from './output.js';
+
+/** How long `nextai daemon stop` waits for the process to end after it closed its connections. */
+const STOP_WAIT_MS = 15_000;
 
 export function registerDaemonCommand(program: Command, setExitCode: (code: number) => void): void {
   const daemon = program
@@ -45,12 +48,17 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
       }
       try {
         await client.peer.request('daemon.shutdown', { reason: 'nextai daemon stop' });
-        // The daemon closes every connection as it stops; wait for that before reporting.
+        // The daemon closes every connection as it stops; wait for that, then for the process to end.
         await client.disconnected;
       } finally {
         client.close();
       }
-      printLine(`daemon stopped (pid ${client.daemon.pid}); it stays stopped until \`nextai daemon\` starts it`);
+      const { pid } = client.daemon;
+      if (!(await waitForExit(pid, STOP_WAIT_MS))) {
+        printLine(`daemon (pid ${pid}) is still finishing after ${STOP_WAIT_MS / 1000} s; it will not start new work`);
+        return;
+      }
+      printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
     });
 }
 

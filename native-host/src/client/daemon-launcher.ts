@@ -189,6 +189,35 @@ function tailOfLog(file: string, lines = 5): string {
   }
 }
 
+/**
+ * Waits until a process has exited (or is a zombie waiting to be reaped), polling; false when it
+ * is still there after `timeoutMs`. A closed connection is not the end of the daemon: it still
+ * checkpoints and closes SQLite after.
+ */
+export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isRunning(pid)) {
+    if (Date.now() >= deadline) return false;
+    await sleep(25);
+  }
+  return true;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // On Linux an exited child its parent has not reaped yet still answers signal 0.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^Z|^X/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true;
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
