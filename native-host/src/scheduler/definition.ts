@@ -48,6 +48,7 @@ export function checkDefinition(input: ScheduleDefinition, checks: DefinitionChe
   const project = checks.projectId(input.project);
 
   let grant = input.granted_tools ? checkGrant(input.granted_tools, project, checks) : undefined;
+  const implicitGrant = input.steps !== undefined && grant === undefined;
   if (input.steps) {
     const tools = input.steps.map((step, index) => checkStep(step, index, grant));
     grant ??= checkGrant({ tools: [...new Set(tools.map((tool) => tool.name))] }, project, checks);
@@ -67,6 +68,7 @@ export function checkDefinition(input: ScheduleDefinition, checks: DefinitionChe
     timezone,
     project,
     ...(grant ? { granted_tools: grant } : {}),
+    ...(implicitGrant ? { implicit_grant: true as const } : {}),
     limits: { ...DEFAULT_SCHEDULE_LIMITS, ...input.limits },
   };
 }

@@ -16,6 +16,8 @@ export type TaskDefinition = Omit<ScheduleDefinition, 'limits'> & {
   timezone: string;
   project: string;
   limits: Required<ScheduleLimits>;
+  /** The grant was not given but taken from the steps' tools (it follows the steps when they change). */
+  implicit_grant?: true;
 };
 
 export interface ScheduleTask {

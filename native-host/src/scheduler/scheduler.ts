@@ -24,6 +24,8 @@ export interface SchedulerOptions {
   presence: PresenceMonitor;
   /** The emergency stop: while it is on, nothing is fired (due runs wait for the reset). */
   emergency(): { active: boolean; reason?: string | undefined };
+  /** config.json's `scheduler.enabled`: when false, due runs wait. */
+  enabled?: () => boolean;
   log: Logger;
   /** How late a run may start and still count as on time (default 2 minutes). */
   graceMs?: number;
@@ -316,6 +318,9 @@ export class Scheduler {
   private deferral(task: ScheduleTask, presence: PresenceState, now: number, dueSince: number): string | undefined {
     const emergency = this.options.emergency();
     if (emergency.active) return `the emergency stop is on (${emergency.reason ?? 'no reason given'})`;
+    if (this.options.enabled && !this.options.enabled()) {
+      return 'the scheduler is turned off in config.json (scheduler.enabled)';
+    }
     if (this.sleeping || presence.sleeping) return 'the machine is going to sleep';
     if (presence.screenLocked === true && needsScreen(task.definition)) {
       return 'the screen is locked or off, and this task uses the screen';
