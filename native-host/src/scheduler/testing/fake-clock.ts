@@ -56,6 +56,11 @@ export class FakeClock implements Clock {
     await settle();
   }
 
+  /** Drops every armed timer: the process that armed them died. */
+  clearAll(): void {
+    this.timers = [];
+  }
+
   /** Sets the wall clock (a machine that was off, a clock change) without firing anything. */
   jump(to: number | string): void {
     this.time = typeof to === 'string' ? Date.parse(to) : to;
