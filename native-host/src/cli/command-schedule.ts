@@ -58,7 +58,10 @@ export function registerScheduleCommand(program: Command): void {
       'Add a task: a cron time in a time zone, and either an instruction for the agent or fixed tool steps (no model needed).',
     )
     .requiredOption('--name <name>', 'a name to refer to it by')
-    .requiredOption('--cron <expr>', 'five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"; or @daily…')
+    .requiredOption(
+      '--cron <expr>',
+      'five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"; or @daily…',
+    )
     .option('--tz <zone>', "IANA time zone, e.g. Asia/Shanghai (default: this computer's)")
     .option('--instruction <text>', 'what the agent should do at each run')
     .option('--steps <json>', 'fixed tool calls instead: a JSON array of {"tool": name, "input": {…}}')
@@ -66,7 +69,9 @@ export function registerScheduleCommand(program: Command): void {
       '--grant <tools>',
       'the tools it may use: comma-separated names, or a JSON grant {"tools": […], "restrictions": {…}}; only narrows the project policy',
     )
-    .addOption(new Option('--max-risk <level>', 'grant restriction: the highest risk a call may have').choices([...RISK_LEVELS]))
+    .addOption(
+      new Option('--max-risk <level>', 'grant restriction: the highest risk a call may have').choices([...RISK_LEVELS]),
+    )
     .option('--dir <directory...>', 'grant restriction: the folders file tools may use')
     .option('--domain <domain...>', 'grant restriction: the domains browser tools may visit')
     .option('--project <name>', 'the project whose approval policy applies (default project otherwise)')
@@ -108,7 +113,9 @@ export function registerScheduleCommand(program: Command): void {
         return;
       }
       if (listed.schedules.length === 0) {
-        printLine('No scheduled tasks. Add one with: nextai schedule add --name NAME --cron "0 9 * * *" --instruction "…"');
+        printLine(
+          'No scheduled tasks. Add one with: nextai schedule add --name NAME --cron "0 9 * * *" --instruction "…"',
+        );
       }
       for (const task of listed.schedules) printTask(task, { details: false });
       const heartbeat = listed.heartbeat;
@@ -117,8 +124,18 @@ export function registerScheduleCommand(program: Command): void {
           (heartbeat.open_items.length > 0 ? `, ${heartbeat.open_items.length} open item(s)` : ''),
       );
       const presence = listed.presence;
-      const power = presence.on_battery === null ? 'mains power (no battery seen)' : presence.on_battery ? 'on battery' : 'mains power';
-      const screen = presence.screen_locked === null ? 'screen lock unknown' : presence.screen_locked ? 'screen locked' : 'screen unlocked';
+      const power =
+        presence.on_battery === null
+          ? 'mains power (no battery seen)'
+          : presence.on_battery
+            ? 'on battery'
+            : 'mains power';
+      const screen =
+        presence.screen_locked === null
+          ? 'screen lock unknown'
+          : presence.screen_locked
+            ? 'screen locked'
+            : 'screen unlocked';
       printLine(`now: ${power}, ${screen}${presence.sleeping ? ', going to sleep' : ''}`);
     });
 
@@ -154,7 +171,9 @@ export function registerScheduleCommand(program: Command): void {
         const { schedule: updated } = await withDaemon((client) =>
           client.peer.request('schedules.update', { id: ref, changes: { enabled } }),
         );
-        printLine(`${enabled ? 'enabled' : 'disabled'} "${updated.name}"${updated.next_run_at ? `; next run ${updated.next_run_at}` : ''}`);
+        printLine(
+          `${enabled ? 'enabled' : 'disabled'} "${updated.name}"${updated.next_run_at ? `; next run ${updated.next_run_at}` : ''}`,
+        );
       });
   }
 
@@ -212,7 +231,10 @@ export function definitionFrom(options: AddOptions): ScheduleDefinitionInput {
   if (Object.keys(restrictions).length > 0) {
     if (!grant && steps) grant = { tools: [...new Set(steps.map((step) => step.tool))] };
     if (!grant) {
-      throw new AppError('INVALID_ARGUMENT', '--max-risk, --dir and --domain restrict a grant: name the tools with --grant too.');
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        '--max-risk, --dir and --domain restrict a grant: name the tools with --grant too.',
+      );
     }
     grant = { ...grant, restrictions: { ...grant.restrictions, ...restrictions } };
   }
@@ -305,14 +327,22 @@ function printTask(task: ScheduleView, options: { details: boolean }): void {
   if (task.kind === 'agent') printLine(`  does: agent run: ${task.instruction ?? ''}`);
   else printLine(`  does: ${task.steps?.map((step) => step.tool).join(' → ') ?? ''}`);
   if (task.disabled_reason) printLine(`  turned off: ${task.disabled_reason}`);
-  printLine(`  next: ${task.next_run_at ?? '—'}${task.retry_at ? `   retry: ${task.retry_at}` : ''}${task.deferred ? `   waiting: ${task.deferred}` : ''}`);
+  printLine(
+    `  next: ${task.next_run_at ?? '—'}${task.retry_at ? `   retry: ${task.retry_at}` : ''}${task.deferred ? `   waiting: ${task.deferred}` : ''}`,
+  );
   printLine(`  last: ${task.last_run ? formatRun(task.last_run) : 'never ran'}`);
   if (options.details) {
     if (task.kind === 'steps') {
-      task.steps?.forEach((step, index) => printLine(`  step ${index + 1}: ${step.tool} ${JSON.stringify(step.input)}`));
+      task.steps?.forEach((step, index) =>
+        printLine(`  step ${index + 1}: ${step.tool} ${JSON.stringify(step.input)}`),
+      );
     }
-    printLine(`  grant: ${task.granted_tools ? JSON.stringify(task.granted_tools) : 'none (the project policy applies)'}`);
-    printLine(`  project: ${task.project}   catch-up: ${task.catch_up}   overlap: ${task.allow_overlap ? 'allowed' : 'no'}   urgent: ${task.urgent ? 'yes' : 'no'}   needs the screen: ${task.needs_screen ? 'yes' : 'no'}`);
+    printLine(
+      `  grant: ${task.granted_tools ? JSON.stringify(task.granted_tools) : 'none (the project policy applies)'}`,
+    );
+    printLine(
+      `  project: ${task.project}   catch-up: ${task.catch_up}   overlap: ${task.allow_overlap ? 'allowed' : 'no'}   urgent: ${task.urgent ? 'yes' : 'no'}   needs the screen: ${task.needs_screen ? 'yes' : 'no'}`,
+    );
     printLine(
       `  retries: ${task.retry_on_failure ? `${task.max_retries}, first after ${task.retry_backoff_seconds} s` : 'off'}   ` +
         `limits per run: ${task.limits.max_steps} steps, ${task.limits.max_tokens} tokens, $${task.limits.max_cost_usd}, ${task.limits.max_wall_seconds} s   ` +

@@ -211,7 +211,8 @@ export class Daemon {
     const clock = options.clock ?? systemClock;
     const schedulerConfig = () => {
       const { config, problems } = readSchedulerConfig(paths.configFile);
-      if (problems.length > 0) log.warn('the scheduler section of config.json is not valid; using defaults', { problems });
+      if (problems.length > 0)
+        log.warn('the scheduler section of config.json is not valid; using defaults', { problems });
       return config;
     };
     const scheduleStore = new ScheduleStore(db);
@@ -241,7 +242,9 @@ export class Daemon {
         get: () => db.prepare("SELECT value FROM meta WHERE key = 'heartbeat'").pluck().get() as string | undefined,
         set: (value) =>
           db
-            .prepare("INSERT INTO meta (key, value) VALUES ('heartbeat', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+            .prepare(
+              "INSERT INTO meta (key, value) VALUES ('heartbeat', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
             .run(value),
       },
       presence: this.presence,

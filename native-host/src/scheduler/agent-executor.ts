@@ -89,9 +89,11 @@ export class DaemonTaskExecutor implements TaskExecutor {
     return {
       done,
       cancel: (reason) => {
-        void this.services.runs.stop(runId, reason).catch((error: unknown) =>
-          this.services.log.warn('could not stop a scheduled run', { run: runId, error: (error as Error).message }),
-        );
+        void this.services.runs
+          .stop(runId, reason)
+          .catch((error: unknown) =>
+            this.services.log.warn('could not stop a scheduled run', { run: runId, error: (error as Error).message }),
+          );
       },
     };
   }

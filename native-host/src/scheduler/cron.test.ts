@@ -19,12 +19,17 @@ describe('CronSchedule', () => {
 
   it('accepts the @nicknames and says what an expression means in English and Chinese', () => {
     expect(CronSchedule.parse('@daily', 'UTC').describe()).toEqual({ en: 'At 00:00', 'zh-CN': '在00:00' });
-    expect(describeCron('0 9 * * 1-5')).toEqual({ en: 'At 09:00, Monday through Friday', 'zh-CN': '在09:00, 星期一至星期五' });
+    expect(describeCron('0 9 * * 1-5')).toEqual({
+      en: 'At 09:00, Monday through Friday',
+      'zh-CN': '在09:00, 星期一至星期五',
+    });
     expect(describeCron('*/5 * * * *')['zh-CN']).toBe('每隔 5 分钟');
   });
 
   it('refuses an invalid expression with the reason and an example', () => {
-    expect(() => CronSchedule.parse('61 * * * *', 'UTC')).toThrow(/not a valid cron expression: Invalid value for minute: 61/);
+    expect(() => CronSchedule.parse('61 * * * *', 'UTC')).toThrow(
+      /not a valid cron expression: Invalid value for minute: 61/,
+    );
     expect(() => CronSchedule.parse('* * * * * *', 'UTC')).toThrow(/requires exactly 5 parts/);
     expect(() => CronSchedule.parse('every day', 'UTC')).toThrow(/Use five fields/);
   });

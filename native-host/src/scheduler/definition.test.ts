@@ -27,12 +27,31 @@ const checks: DefinitionChecks = {
       : allow,
 };
 
-const base = { name: 'a', cron: '0 9 * * *', timezone: 'UTC', enabled: true, catch_up: 'once', allow_overlap: false, retry_on_failure: true, max_retries: 3, retry_backoff_seconds: 60, limits: {}, daily_cost_cap_usd: 5, urgent: false } as const;
+const base = {
+  name: 'a',
+  cron: '0 9 * * *',
+  timezone: 'UTC',
+  enabled: true,
+  catch_up: 'once',
+  allow_overlap: false,
+  retry_on_failure: true,
+  max_retries: 3,
+  retry_backoff_seconds: 60,
+  limits: {},
+  daily_cost_cap_usd: 5,
+  urgent: false,
+} as const;
 
 describe('checkDefinition', () => {
   it('fills in the limits and, for fixed steps without a grant, grants exactly the steps’ tools', () => {
     const checked = checkDefinition(
-      { ...base, steps: [{ tool: 'file_write', input: { path: '~/Desktop/x', content: 'y' } }, { tool: 'file_read', input: { path: '~/Desktop/x' } }] },
+      {
+        ...base,
+        steps: [
+          { tool: 'file_write', input: { path: '~/Desktop/x', content: 'y' } },
+          { tool: 'file_read', input: { path: '~/Desktop/x' } },
+        ],
+      },
       checks,
     );
     expect(checked.granted_tools).toEqual({ tools: ['file_write', 'file_read'] });
@@ -49,18 +68,29 @@ describe('checkDefinition', () => {
     [{ steps: [{ tool: 'no_such_tool', input: {} }] }, /Step 1 names "no_such_tool", which is not a tool/],
     [{ steps: [{ tool: 'file_read', input: {} }] }, /Step 1 \(file_read\) has invalid input: path/],
     [{ steps: [{ tool: 'ask_user', input: { question: 'q' } }] }, /only an agent run can use/],
-    [{ steps: [{ tool: 'file_write', input: { path: '/etc/passwd', content: '' } }] }, /Step 1 \(file_write\) would be blocked every time \(filesystem\): \/etc is denied/],
-    [{ instruction: 'x', granted_tools: { tools: ['bash_execute'] } }, /grants bash_execute, which the project "default" forbids/],
+    [
+      { steps: [{ tool: 'file_write', input: { path: '/etc/passwd', content: '' } }] },
+      /Step 1 \(file_write\) would be blocked every time \(filesystem\): \/etc is denied/,
+    ],
+    [
+      { instruction: 'x', granted_tools: { tools: ['bash_execute'] } },
+      /grants bash_execute, which the project "default" forbids/,
+    ],
     [{ instruction: 'x', granted_tools: { tools: ['teleport'] } }, /The grant names "teleport", which is not a tool/],
     [{ instruction: 'x', granted_tools: { tools: [] } }, /names no tools/],
-    [{ instruction: 'x', granted_tools: { tools: ['file_read'], restrictions: { allowed_directories: ['docs'] } } }, /"docs" is not a full path/],
+    [
+      { instruction: 'x', granted_tools: { tools: ['file_read'], restrictions: { allowed_directories: ['docs'] } } },
+      /"docs" is not a full path/,
+    ],
     [
       { steps: [{ tool: 'file_write', input: { path: '~/a', content: '' } }], granted_tools: { tools: ['file_read'] } },
       /uses file_write, which the task's grant does not include/,
     ],
     [{ instruction: 'x', project: 'nope' }, /There is no project "nope"/],
   ])('refuses %j with the reason', (change, reason) => {
-    expect(() => checkDefinition({ ...base, ...change } as Parameters<typeof checkDefinition>[0], checks)).toThrow(reason);
+    expect(() => checkDefinition({ ...base, ...change } as Parameters<typeof checkDefinition>[0], checks)).toThrow(
+      reason,
+    );
   });
 });
 

@@ -81,7 +81,10 @@ function checkGrant(grant: GrantedToolSet, project: string, checks: DefinitionCh
   for (const name of tools) {
     const tool = getTool(name);
     if (!tool) {
-      throw new AppError('INVALID_ARGUMENT', `The grant names "${name}", which is not a tool. See \`nextai tool --list\`.`);
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `The grant names "${name}", which is not a tool. See \`nextai tool --list\`.`,
+      );
     }
     const forbidden = checks.forbids(tool, project);
     if (forbidden !== undefined) {
@@ -111,7 +114,10 @@ function checkStep(
   const label = `Step ${index + 1}`;
   const tool = getTool(step.tool);
   if (!tool) {
-    throw new AppError('INVALID_ARGUMENT', `${label} names "${step.tool}", which is not a tool. See \`nextai tool --list\`.`);
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      `${label} names "${step.tool}", which is not a tool. See \`nextai tool --list\`.`,
+    );
   }
   if (tool.category === 'agent') {
     throw new AppError(
@@ -121,9 +127,13 @@ function checkStep(
   }
   const parsed = tool.input.safeParse(step.input);
   if (!parsed.success) {
-    throw new AppError('INVALID_ARGUMENT', `${label} (${tool.name}) has invalid input: ${describeZodError(parsed.error)}`, {
-      details: { step: index + 1, tool: tool.name },
-    });
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      `${label} (${tool.name}) has invalid input: ${describeZodError(parsed.error)}`,
+      {
+        details: { step: index + 1, tool: tool.name },
+      },
+    );
   }
   if (grant && !grant.tools.includes(tool.name)) {
     throw new AppError(

@@ -36,7 +36,8 @@ export class ScheduleService {
 
   create(input: ScheduleDefinitionInput): ScheduleView {
     const parsed = scheduleDefinitionSchema.safeParse(input);
-    if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `The task is not valid: ${describeZodError(parsed.error)}`);
+    if (!parsed.success)
+      throw new AppError('INVALID_ARGUMENT', `The task is not valid: ${describeZodError(parsed.error)}`);
     const definition = checkDefinition(parsed.data, this.options.checks);
     const task = this.options.store.create(definition, this.options.clock.now());
     this.options.events.append('schedule.changed', { schedule_id: task.id, change: 'created' });
@@ -49,7 +50,12 @@ export class ScheduleService {
     const task = store.find(ref);
     const enabledOnly = Object.keys(changes).every((key) => key === 'enabled');
     if (enabledOnly && changes.enabled !== undefined) {
-      const updated = store.setEnabled(task.id, changes.enabled, clock.now(), changes.enabled ? null : 'turned off by the person');
+      const updated = store.setEnabled(
+        task.id,
+        changes.enabled,
+        clock.now(),
+        changes.enabled ? null : 'turned off by the person',
+      );
       scheduler.forget(task.id);
       this.options.events.append('schedule.changed', {
         schedule_id: task.id,
@@ -60,7 +66,8 @@ export class ScheduleService {
     }
     const merged = { ...definitionInput(task.definition), ...changes };
     const parsed = scheduleDefinitionSchema.safeParse(merged);
-    if (!parsed.success) throw new AppError('INVALID_ARGUMENT', `The task is not valid: ${describeZodError(parsed.error)}`);
+    if (!parsed.success)
+      throw new AppError('INVALID_ARGUMENT', `The task is not valid: ${describeZodError(parsed.error)}`);
     const definition = checkDefinition(parsed.data, this.options.checks);
     const timingChanged = definition.cron !== task.definition.cron || definition.timezone !== task.definition.timezone;
     const updated = store.update(task.id, definition, clock.now(), {

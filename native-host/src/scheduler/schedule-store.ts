@@ -118,15 +118,7 @@ export class ScheduleStore {
           `INSERT INTO schedules (id, name, definition, enabled, cursor_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          id,
-          definition.name,
-          JSON.stringify(definition),
-          definition.enabled ? 1 : 0,
-          iso(now),
-          iso(now),
-          iso(now),
-        );
+        .run(id, definition.name, JSON.stringify(definition), definition.enabled ? 1 : 0, iso(now), iso(now), iso(now));
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new AppError(
@@ -236,12 +228,7 @@ export class ScheduleStore {
   setRetry(id: string, retry: ScheduleTask['retry']): void {
     this.db
       .prepare('UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ? WHERE id = ?')
-      .run(
-        retry ? iso(retry.at) : null,
-        retry ? retry.attempt : null,
-        retry ? iso(retry.scheduledFor) : null,
-        id,
-      );
+      .run(retry ? iso(retry.at) : null, retry ? retry.attempt : null, retry ? iso(retry.scheduledFor) : null, id);
   }
 
   setCrashes(id: string, count: number): void {

@@ -20,7 +20,12 @@ export const schedulerConfigSchema = z
     heartbeat: z
       .object({
         enabled: z.boolean().default(true),
-        interval_minutes: z.number().int().min(1).max(24 * 60).default(30),
+        interval_minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(24 * 60)
+          .default(30),
         project: z.string().min(1).optional(),
       })
       .strict()

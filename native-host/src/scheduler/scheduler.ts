@@ -1,10 +1,4 @@
-import {
-  AppError,
-  type EventData,
-  type EventType,
-  type ScheduleOutcome,
-  type ScheduleTrigger,
-} from '@nextai/shared';
+import { AppError, type EventData, type EventType, type ScheduleOutcome, type ScheduleTrigger } from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import { CRASH_LIMIT, crashBackoffMs, planCatchUp, retryDelayMs, type DueTimes } from './catch-up.js';
@@ -369,7 +363,6 @@ export class Scheduler {
   ): void {
     const { store, clock } = this.options;
     const controller = new AbortController();
-    let entry: Active | undefined;
     const context: Parameters<TaskExecutor['start']>[1] = {
       run,
       budgetUsd,
@@ -378,7 +371,10 @@ export class Scheduler {
         store.setRunState(run.id, state);
         this.emitRun(task.id, store.getRun(run.id));
         if (state === 'waiting_user') {
-          this.announce(`NextAI: "${task.name}" asks you something`, detail ?? 'Answer in the side panel or with `nextai runs answer`.');
+          this.announce(
+            `NextAI: "${task.name}" asks you something`,
+            detail ?? 'Answer in the side panel or with `nextai runs answer`.',
+          );
         }
       },
       onSteps: (steps) => store.setRunSteps(run.id, steps),
@@ -402,13 +398,13 @@ export class Scheduler {
     const wallMs = task.definition.limits.max_wall_seconds * 1000;
     const elapsed = clock.now() - run.startedAt;
     const cancelWallTimer = clock.setTimer(Math.max(0, wallMs - elapsed), () => {
+      const entry = this.active.get(run.id);
       if (!entry) return;
       entry.timedOut = true;
       controller.abort(new AppError('TIMEOUT', 'the run reached its wall-time limit'));
       execution.cancel(`the run reached its wall-time limit of ${task.definition.limits.max_wall_seconds} s`);
     });
-    entry = { taskId: task.id, runId: run.id, execution, timedOut: false, cancelWallTimer };
-    this.active.set(run.id, entry);
+    this.active.set(run.id, { taskId: task.id, runId: run.id, execution, timedOut: false, cancelWallTimer });
     void execution.done.then(
       (result) => this.onDone(run.id, result),
       (error: unknown) =>
@@ -515,7 +511,13 @@ export class Scheduler {
       if (run.suspended) {
         store.setSuspended(run.id, false);
         if (run.runId !== null) this.reattach(task, run, run.runId);
-        else this.end(run.id, task.id, { outcome: 'interrupted', summary: 'The daemon stopped during this run.', costUsd: run.costUsd, at: now });
+        else
+          this.end(run.id, task.id, {
+            outcome: 'interrupted',
+            summary: 'The daemon stopped during this run.',
+            costUsd: run.costUsd,
+            at: now,
+          });
         continue;
       }
       const crashes = task.consecutiveCrashes + 1;
@@ -626,9 +628,11 @@ export class Scheduler {
   }
 
   private announce(title: string, body: string): void {
-    this.options.notify(title, body).catch((error: unknown) =>
-      this.options.log.warn('could not send a scheduler notification', { error: (error as Error).message }),
-    );
+    this.options
+      .notify(title, body)
+      .catch((error: unknown) =>
+        this.options.log.warn('could not send a scheduler notification', { error: (error as Error).message }),
+      );
   }
 }
 

@@ -159,7 +159,9 @@ export class Heartbeat {
       this.options.log.warn('the heartbeat could not start a run', { error: (error as Error).message });
       return;
     }
-    this.options.memory.set(JSON.stringify({ run_id: run.id, items: open, processed: false } satisfies HeartbeatMemory));
+    this.options.memory.set(
+      JSON.stringify({ run_id: run.id, items: open, processed: false } satisfies HeartbeatMemory),
+    );
     this.options.events.append('heartbeat.checked', { open_items: open.length, run_id: run.id });
     this.options.log.info('the heartbeat started a run', { run: run.id, open_items: open.length });
   }

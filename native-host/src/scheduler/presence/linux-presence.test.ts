@@ -26,7 +26,12 @@ function supplies(entries: Record<string, Record<string, string>>): string {
   return dir;
 }
 
-function make(options: { dir: string; commands?: Record<string, string>; env?: NodeJS.ProcessEnv; now?: () => number }) {
+function make(options: {
+  dir: string;
+  commands?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  now?: () => number;
+}) {
   const calls: string[] = [];
   monitor = new LinuxPresence({
     log,
@@ -65,7 +70,10 @@ describe('LinuxPresence', () => {
 
   it('on mains power while charging; a monitor off by DPMS counts as locked', async () => {
     const { monitor } = make({
-      dir: supplies({ ADP1: { type: 'Mains', online: '1' }, BAT0: { type: 'Battery', status: 'Charging', capacity: '80' } }),
+      dir: supplies({
+        ADP1: { type: 'Mains', online: '1' },
+        BAT0: { type: 'Battery', status: 'Charging', capacity: '80' },
+      }),
       env: { DISPLAY: ':7', XDG_SESSION_ID: '3' },
       commands: {
         'loginctl show-session 3 -p LockedHint --value': 'no\n',

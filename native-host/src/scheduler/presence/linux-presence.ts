@@ -47,8 +47,7 @@ export class LinuxPresence implements PresenceMonitor {
   constructor(private readonly options: LinuxPresenceOptions) {
     this.env = options.env ?? process.env;
     this.powerSupplyDir = options.powerSupplyDir ?? '/sys/class/power_supply';
-    this.run =
-      options.run ?? (async (command, args) => (await runCommand(command, args, { timeoutMs: 3000 })).stdout);
+    this.run = options.run ?? (async (command, args) => (await runCommand(command, args, { timeoutMs: 3000 })).stdout);
     this.now = options.now ?? (() => Date.now());
     this.startWatching();
   }
@@ -108,7 +107,9 @@ export class LinuxPresence implements PresenceMonitor {
     try {
       entries = fs.readdirSync(this.powerSupplyDir);
     } catch (error) {
-      notes.push(`battery: ${this.powerSupplyDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      notes.push(
+        `battery: ${this.powerSupplyDir} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
       return { onBattery: null, batteryPercent: null };
     }
     let mainsOnline = false;

@@ -10,8 +10,12 @@ export function createPresence(platform: Platform, log: Logger): PresenceMonitor
     case 'linux':
       return new LinuxPresence({ log });
     case 'macos':
-      return new UnknownPresence('power and presence are not read on macOS yet: tasks run as if on mains power, unlocked');
+      return new UnknownPresence(
+        'power and presence are not read on macOS yet: tasks run as if on mains power, unlocked',
+      );
     case 'windows':
-      return new UnknownPresence('power and presence are not read on Windows yet: tasks run as if on mains power, unlocked');
+      return new UnknownPresence(
+        'power and presence are not read on Windows yet: tasks run as if on mains power, unlocked',
+      );
   }
 }

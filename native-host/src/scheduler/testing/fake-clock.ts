@@ -35,7 +35,10 @@ export class FakeClock implements Clock {
 
   /** When the next timer fires, or undefined. */
   get nextAt(): number | undefined {
-    return this.timers.reduce<number | undefined>((soonest, timer) => Math.min(soonest ?? timer.at, timer.at), undefined);
+    return this.timers.reduce<number | undefined>(
+      (soonest, timer) => Math.min(soonest ?? timer.at, timer.at),
+      undefined,
+    );
   }
 
   /**
