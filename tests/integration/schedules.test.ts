@@ -54,7 +54,12 @@ function prepare(extra: Record<string, unknown> = {}): void {
           name: 'Auto',
           approval: {
             mode: 'auto',
-            risk_policies: { low: 'auto_approve', medium: 'auto_approve', high: 'auto_approve', critical: 'require_approval' },
+            risk_policies: {
+              low: 'auto_approve',
+              medium: 'auto_approve',
+              high: 'auto_approve',
+              critical: 'require_approval',
+            },
             category_overrides: {},
             tool_overrides: {},
           },
@@ -63,7 +68,12 @@ function prepare(extra: Record<string, unknown> = {}): void {
           name: 'Locked',
           approval: {
             mode: 'supervised',
-            risk_policies: { low: 'auto_approve', medium: 'auto_approve', high: 'require_approval', critical: 'always_block' },
+            risk_policies: {
+              low: 'auto_approve',
+              medium: 'auto_approve',
+              high: 'require_approval',
+              critical: 'always_block',
+            },
             category_overrides: {},
             tool_overrides: { bash_execute: 'always_block' },
           },
@@ -116,10 +126,19 @@ describe('nextai schedule: bad input is refused with the reason (exit code 2)', 
       ['--cron', '0 9 * * *', '--project', 'locked', '--instruction', 'x', '--grant', 'file_read,bash_execute'],
       'The task grants bash_execute, which the project "locked" forbids',
     ],
-    [['--cron', '0 9 * * *', '--steps', '[{"tool":"file_write","input":{"path":42}}]'], 'Step 1 (file_write) has invalid input: path'],
-    [['--cron', '0 9 * * *', '--steps', '[{"tool":"file_write","input":{"path":"/etc/x","content":""}}]'], 'would be blocked every time'],
+    [
+      ['--cron', '0 9 * * *', '--steps', '[{"tool":"file_write","input":{"path":42}}]'],
+      'Step 1 (file_write) has invalid input: path',
+    ],
+    [
+      ['--cron', '0 9 * * *', '--steps', '[{"tool":"file_write","input":{"path":"/etc/x","content":""}}]'],
+      'would be blocked every time',
+    ],
     [['--cron', '0 9 * * *', '--steps', 'not json'], '--steps is not valid JSON'],
-    [['--cron', '0 9 * * *'], 'A task needs an instruction for the agent (--instruction) or a list of tool steps (--steps)'],
+    [
+      ['--cron', '0 9 * * *'],
+      'A task needs an instruction for the agent (--instruction) or a list of tool steps (--steps)',
+    ],
   ])('%j', async (args, reason) => {
     prepare();
     const result = await runCli(['schedule', 'add', '--name', 'bad', ...args], home.env);
@@ -153,7 +172,9 @@ describe('scheduled tasks in the daemon', () => {
     expect(task.next_run_at).toMatch(/T01:00:00\.000Z$/);
 
     const listed = await runCli(['schedule', 'list', '--json'], home.env);
-    expect((JSON.parse(listed.stdout) as { schedules: ScheduleView[] }).schedules.map((t) => t.name)).toEqual(['morning']);
+    expect((JSON.parse(listed.stdout) as { schedules: ScheduleView[] }).schedules.map((t) => t.name)).toEqual([
+      'morning',
+    ]);
     const zh = await runCli(['schedule', 'list'], { ...home.env, LANG: 'zh_CN.UTF-8' });
     expect(zh.stdout).toContain('在09:00, 星期一至星期五');
     const shown = await runCli(['schedule', 'show', 'morning'], home.env);
@@ -181,7 +202,9 @@ describe('scheduled tasks in the daemon', () => {
     expect(runs[0]?.summary).toContain('1 step done (system_info)');
     // The call went through the gateway like any other: audited, with the schedule as its source.
     const audit = await connected.peer.request('audit.list', { limit: 50 });
-    expect(audit.records.some((record) => record.entry.source === 'schedule' && record.entry.tool === 'system_info')).toBe(true);
+    expect(
+      audit.records.some((record) => record.entry.source === 'schedule' && record.entry.tool === 'system_info'),
+    ).toBe(true);
 
     expect((await runCli(['schedule', 'remove', 'morning'], home.env)).code).toBe(0);
     const gone = await runCli(['schedule', 'show', 'morning'], home.env);
@@ -229,7 +252,8 @@ describe('scheduled tasks in the daemon', () => {
     const task = JSON.parse(added.stdout) as ScheduleView;
     await runCli(['schedule', 'run-now', 'needs-ok'], home.env);
     await eventWhere(
-      (event) => event.type === 'schedule.run' && event.data.schedule_id === task.id && event.data.state === 'waiting_approval',
+      (event) =>
+        event.type === 'schedule.run' && event.data.schedule_id === task.id && event.data.state === 'waiting_approval',
     );
     const pending = JSON.parse((await runCli(['approvals', 'list', '--json'], home.env)).stdout) as {
       id: string;
@@ -263,7 +287,9 @@ describe('scheduled tasks in the daemon', () => {
     ); // prettier-ignore
     expect(added.code, added.stderr).toBe(0);
     const task = JSON.parse(added.stdout) as ScheduleView;
-    const started = JSON.parse((await runCli(['schedule', 'run-now', 'reader', '--json'], home.env)).stdout) as ScheduleRunView;
+    const started = JSON.parse(
+      (await runCli(['schedule', 'run-now', 'reader', '--json'], home.env)).stdout,
+    ) as ScheduleRunView;
     expect(started.run_id).not.toBeNull();
     const done = await eventWhere(finished(task.id));
     expect(done.data).toMatchObject({ outcome: 'succeeded', summary: 'I could not write; I only read.' });
@@ -290,7 +316,9 @@ describe('nextai install --service', () => {
     const dry = await runCli(['install', '--service', '--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would write ${unit}:`);
-    expect(dry.stdout).toContain(`ExecStart="${process.execPath}" "${CLI_BUNDLE}" "daemon" "--service" "--home" "${home.dir}"`);
+    expect(dry.stdout).toContain(
+      `ExecStart="${process.execPath}" "${CLI_BUNDLE}" "daemon" "--service" "--home" "${home.dir}"`,
+    );
     expect(dry.stdout).toContain('would run systemctl --user enable --now nextai-agent.service');
     expect(fs.existsSync(unit)).toBe(false);
     expect(fs.existsSync(calls)).toBe(false);

@@ -81,11 +81,19 @@ export class Heartbeat {
 
   view(): HeartbeatView {
     const config = this.options.config();
+    let open = this.lastOpen;
+    try {
+      // The file as it is now (small, read on request): the panel shows what the next look will find.
+      const text = this.readFile();
+      open = text === undefined ? [] : openItems(text).map((item) => item.text);
+    } catch (error) {
+      this.options.log.warn('could not read HEARTBEAT.md', { error: (error as Error).message });
+    }
     return {
       enabled: config.enabled,
       file: this.options.file,
       interval_minutes: config.interval_minutes,
-      open_items: this.lastOpen,
+      open_items: open,
       last_checked_at: this.lastCheckedAt === null ? null : new Date(this.lastCheckedAt).toISOString(),
       next_check_at: this.nextCheckAt === null ? null : new Date(this.nextCheckAt).toISOString(),
       run_id: this.memory()?.run_id ?? null,
