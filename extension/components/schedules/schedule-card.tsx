@@ -7,15 +7,14 @@ import type { PanelProps } from '../panel-props.js';
 import { outcomeOf, triggerText, whenText } from './format.js';
 
 /** One task: what and when, on/off, next and last run, run now, its history, delete. */
-export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; onChanged: () => void }) {
-  const { schedule, client, t, locale, state, onChanged } = props;
+export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: number; onChanged: () => void }) {
+  const { schedule, client, t, locale, state, now, onChanged } = props;
   const connected = state.status === 'connected';
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [history, setHistory] = useState<ScheduleRunView[] | undefined>(undefined);
   const historyId = useId();
-  const now = Date.now();
   const description = schedule.description[locale];
 
   const act = async (work: () => Promise<unknown>, done?: string) => {

@@ -10,8 +10,8 @@ type Preview = { ok: true; description: string; next: string[] } | { ok: false; 
 const EXAMPLE_STEPS = '[\n  {"tool": "system_info", "input": {"categories": ["disk"]}}\n]';
 
 /** The form that creates a task; the daemon checks it and says why it refuses one. */
-export function ScheduleForm(props: PanelProps & { onDone: (created: boolean) => void }) {
-  const { client, t, locale, onDone, state } = props;
+export function ScheduleForm(props: PanelProps & { now: number; onDone: (created: boolean) => void }) {
+  const { client, t, locale, onDone, state, now } = props;
   const id = useId();
   const [name, setName] = useState('');
   const [cron, setCron] = useState('0 9 * * 1-5');
@@ -131,7 +131,7 @@ export function ScheduleForm(props: PanelProps & { onDone: (created: boolean) =>
             <strong>{preview.description}</strong>
             <span className="hint">
               {t('formPreviewNext', {
-                times: preview.next.map((time) => whenText(time, Date.now(), locale)).join(' · '),
+                times: preview.next.map((time) => whenText(time, now, locale)).join(' · '),
               })}
             </span>
           </>

@@ -11,7 +11,7 @@ import './schedules.css';
 export function SchedulesTab(props: PanelProps) {
   const { client, state, t } = props;
   const connected = state.status === 'connected';
-  const { data, error, loading, reload } = useSchedules(client, connected);
+  const { data, error, now, reload } = useSchedules(client, connected);
   const [creating, setCreating] = useState(false);
   const schedules = data?.schedules ?? [];
 
@@ -45,6 +45,7 @@ export function SchedulesTab(props: PanelProps) {
       {creating && (
         <ScheduleForm
           {...props}
+          now={now}
           onDone={(created) => {
             setCreating(false);
             if (created) reload();
@@ -59,7 +60,7 @@ export function SchedulesTab(props: PanelProps) {
           </button>
         </div>
       )}
-      {!data && !error && connected && loading && (
+      {!data && !error && connected && (
         <div className="card card-muted" role="status">
           <div className="spinner" aria-hidden="true" />
           <p>{t('schedulesLoading')}</p>
@@ -82,7 +83,7 @@ export function SchedulesTab(props: PanelProps) {
         <ul className="schedules-list" aria-label={t('schedulesListLabel')}>
           {schedules.map((schedule) => (
             <li key={schedule.id}>
-              <ScheduleCard {...props} schedule={schedule} onChanged={reload} />
+              <ScheduleCard {...props} schedule={schedule} now={now} onChanged={reload} />
             </li>
           ))}
         </ul>

@@ -9,7 +9,8 @@ export type ScheduleList = MethodResult<typeof DAEMON_METHODS, 'schedules.list'>
 export interface SchedulesState {
   data: ScheduleList | undefined;
   error: Error | undefined;
-  loading: boolean;
+  /** The time relative times are shown from: when the list was read, moved on every half minute. */
+  now: number;
   reload: () => void;
 }
 
@@ -29,23 +30,25 @@ const REFRESHING = new Set([
 export function useSchedules(client: PanelClient, connected: boolean): SchedulesState {
   const [data, setData] = useState<ScheduleList | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
-  const [loading, setLoading] = useState(false);
+  const [now, setNow] = useState(() => Date.now());
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   const reload = useCallback(() => {
-    setLoading(true);
     client
       .call('schedules.list', {})
       .then((list) => {
         setData(list);
         setError(undefined);
+        setNow(Date.now());
       })
-      .catch((failure: unknown) => setError(failure as Error))
-      .finally(() => setLoading(false));
+      .catch((failure: unknown) => setError(failure as Error));
   }, [client]);
 
   useEffect(() => {
-    if (connected) reload();
+    if (!connected) return undefined;
+    // Read once connected (deferred a tick: the state is set when the answer comes, never in the effect itself).
+    const timer = setTimeout(reload, 0);
+    return () => clearTimeout(timer);
   }, [connected, reload]);
 
   useEffect(
@@ -59,12 +62,11 @@ export function useSchedules(client: PanelClient, connected: boolean): Schedules
   );
   useEffect(() => () => clearTimeout(pending.current), []);
 
-  // Relative times ("in 5 min") go stale: redraw every half minute.
-  const [, setTick] = useState(0);
+  // Relative times ("in 5 min") go stale: move on every half minute.
   useEffect(() => {
-    const timer = setInterval(() => setTick((tick) => tick + 1), 30_000);
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
     return () => clearInterval(timer);
   }, []);
 
-  return { data, error, loading, reload };
+  return { data, error, now, reload };
 }
