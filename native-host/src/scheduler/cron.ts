@@ -84,9 +84,11 @@ export function describeCron(expression: string): { en: string; 'zh-CN': string 
 /** The IANA zone name as given, if this runtime knows it; otherwise an INVALID_ARGUMENT. */
 export function checkTimeZone(timezone: string): string {
   const zone = timezone.trim();
+  if (knownZones.has(zone)) return zone;
   try {
     // Throws a RangeError for a zone the runtime's time zone data does not have.
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    knownZones.add(zone);
     return zone;
   } catch (error) {
     throw new AppError(
@@ -105,14 +107,23 @@ export function localTimeZone(): string {
 
 /** The calendar day (YYYY-MM-DD) of an instant in a zone: the per-day cost cap counts by it. */
 export function dayIn(time: number, timezone: string): string {
-  // en-CA formats dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date(time));
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    // en-CA formats dates as YYYY-MM-DD. Building a format is slow; a due minute asks for hundreds.
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(timezone, format);
+  }
+  return format.format(new Date(time));
 }
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+/** Zones already checked (building a format to check one is slow). */
+const knownZones = new Set<string>();
 
 function cleanMessage(message: string): string {
   return message.replace(/^CronPattern:\s*/u, '').replace(/\.$/u, '');

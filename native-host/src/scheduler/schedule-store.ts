@@ -9,6 +9,8 @@ import {
   type ScheduleRunView,
 } from '@nextai/shared';
 
+import type { Statement } from 'better-sqlite3';
+
 import type { Db } from '../daemon/database.js';
 
 /** A task's definition as kept: validated, with its time zone and project filled in. */
@@ -108,17 +110,27 @@ const iso = (time: number) => new Date(time).toISOString();
 
 /** Scheduled tasks and their history in SQLite (tables `schedules` and `schedule_runs`). */
 export class ScheduleStore {
+  /** Statements compiled once: a minute with hundreds of tasks due runs each of them hundreds of times. */
+  private readonly statements = new Map<string, Statement>();
+
   constructor(private readonly db: Db) {}
+
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   create(definition: TaskDefinition, now: number): ScheduleTask {
     const id = randomUUID();
     try {
-      this.db
-        .prepare(
-          `INSERT INTO schedules (id, name, definition, enabled, cursor_at, created_at, updated_at)
+      this.prepare(
+        `INSERT INTO schedules (id, name, definition, enabled, cursor_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(id, definition.name, JSON.stringify(definition), definition.enabled ? 1 : 0, iso(now), iso(now), iso(now));
+      ).run(id, definition.name, JSON.stringify(definition), definition.enabled ? 1 : 0, iso(now), iso(now), iso(now));
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new AppError(
@@ -135,21 +147,19 @@ export class ScheduleStore {
   /** Replaces the definition. A changed cron starts counting from `now` (nothing "missed" before it). */
   update(id: string, definition: TaskDefinition, now: number, options: { resetCursor: boolean }): ScheduleTask {
     try {
-      this.db
-        .prepare(
-          `UPDATE schedules SET name = ?, definition = ?, enabled = ?, updated_at = ?,
+      this.prepare(
+        `UPDATE schedules SET name = ?, definition = ?, enabled = ?, updated_at = ?,
              cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END
            WHERE id = ?`,
-        )
-        .run(
-          definition.name,
-          JSON.stringify(definition),
-          definition.enabled ? 1 : 0,
-          iso(now),
-          options.resetCursor ? 1 : 0,
-          iso(now),
-          id,
-        );
+      ).run(
+        definition.name,
+        JSON.stringify(definition),
+        definition.enabled ? 1 : 0,
+        iso(now),
+        options.resetCursor ? 1 : 0,
+        iso(now),
+        id,
+      );
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new AppError('INVALID_ARGUMENT', `A scheduled task named "${definition.name}" already exists.`, {
@@ -165,41 +175,39 @@ export class ScheduleStore {
   setEnabled(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
     const task = this.get(id);
     const definition = { ...task.definition, enabled };
-    this.db
-      .prepare(
-        `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, updated_at = ?,
+    this.prepare(
+      `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, updated_at = ?,
            cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
            consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
            retry_at = CASE WHEN ? THEN NULL ELSE retry_at END
          WHERE id = ?`,
-      )
-      .run(
-        enabled ? 1 : 0,
-        JSON.stringify(definition),
-        enabled ? null : reason,
-        iso(now),
-        enabled && !task.enabled ? 1 : 0,
-        iso(now),
-        enabled ? 1 : 0,
-        enabled ? 0 : 1,
-        id,
-      );
+    ).run(
+      enabled ? 1 : 0,
+      JSON.stringify(definition),
+      enabled ? null : reason,
+      iso(now),
+      enabled && !task.enabled ? 1 : 0,
+      iso(now),
+      enabled ? 1 : 0,
+      enabled ? 0 : 1,
+      id,
+    );
     return this.get(id);
   }
 
   delete(id: string): void {
-    this.db.prepare('DELETE FROM schedules WHERE id = ?').run(id);
+    this.prepare('DELETE FROM schedules WHERE id = ?').run(id);
   }
 
   get(id: string): ScheduleTask {
-    const row = this.db.prepare('SELECT * FROM schedules WHERE id = ?').get(id) as TaskRow | undefined;
+    const row = this.prepare('SELECT * FROM schedules WHERE id = ?').get(id) as TaskRow | undefined;
     if (!row) throw new AppError('NOT_FOUND', `There is no scheduled task ${id}. See \`nextai schedule list\`.`);
     return toTask(row);
   }
 
   /** A task by id or by name. */
   find(ref: string): ScheduleTask {
-    const row = this.db.prepare('SELECT * FROM schedules WHERE id = ? OR name = ? LIMIT 1').get(ref, ref) as
+    const row = this.prepare('SELECT * FROM schedules WHERE id = ? OR name = ? LIMIT 1').get(ref, ref) as
       TaskRow | undefined;
     if (!row) {
       throw new AppError(
@@ -212,27 +220,30 @@ export class ScheduleStore {
   }
 
   list(): ScheduleTask[] {
-    return (this.db.prepare('SELECT * FROM schedules ORDER BY created_at, rowid').all() as TaskRow[]).map(toTask);
+    return (this.prepare('SELECT * FROM schedules ORDER BY created_at, rowid').all() as TaskRow[]).map(toTask);
   }
 
   enabled(): ScheduleTask[] {
     return (
-      this.db.prepare('SELECT * FROM schedules WHERE enabled = 1 ORDER BY created_at, rowid').all() as TaskRow[]
+      this.prepare('SELECT * FROM schedules WHERE enabled = 1 ORDER BY created_at, rowid').all() as TaskRow[]
     ).map(toTask);
   }
 
   setCursor(id: string, at: number): void {
-    this.db.prepare('UPDATE schedules SET cursor_at = ? WHERE id = ?').run(iso(at), id);
+    this.prepare('UPDATE schedules SET cursor_at = ? WHERE id = ?').run(iso(at), id);
   }
 
   setRetry(id: string, retry: ScheduleTask['retry']): void {
-    this.db
-      .prepare('UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ? WHERE id = ?')
-      .run(retry ? iso(retry.at) : null, retry ? retry.attempt : null, retry ? iso(retry.scheduledFor) : null, id);
+    this.prepare('UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ? WHERE id = ?').run(
+      retry ? iso(retry.at) : null,
+      retry ? retry.attempt : null,
+      retry ? iso(retry.scheduledFor) : null,
+      id,
+    );
   }
 
   setCrashes(id: string, count: number): void {
-    this.db.prepare('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?').run(count, id);
+    this.prepare('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?').run(count, id);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -252,44 +263,42 @@ export class ScheduleStore {
   }): ScheduleRunRecord {
     const id = randomUUID();
     const finished = run.state === 'finished';
-    this.db
-      .prepare(
-        `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
+    this.prepare(
+      `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
            trigger, attempt, missed, duration_ms, summary)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        id,
-        run.scheduleId,
-        iso(run.scheduledFor),
-        run.day,
-        iso(run.startedAt),
-        finished ? iso(run.startedAt) : null,
-        run.state,
-        run.outcome ?? null,
-        run.trigger,
-        run.attempt,
-        run.missed,
-        finished ? 0 : null,
-        run.summary ?? null,
-      );
+    ).run(
+      id,
+      run.scheduleId,
+      iso(run.scheduledFor),
+      run.day,
+      iso(run.startedAt),
+      finished ? iso(run.startedAt) : null,
+      run.state,
+      run.outcome ?? null,
+      run.trigger,
+      run.attempt,
+      run.missed,
+      finished ? 0 : null,
+      run.summary ?? null,
+    );
     return this.getRun(id);
   }
 
   setRunState(id: string, state: Exclude<RunState, 'finished'>): void {
-    this.db.prepare(`UPDATE schedule_runs SET state = ? WHERE id = ? AND state != 'finished'`).run(state, id);
+    this.prepare(`UPDATE schedule_runs SET state = ? WHERE id = ? AND state != 'finished'`).run(state, id);
   }
 
   setRunAgent(id: string, runId: string): void {
-    this.db.prepare('UPDATE schedule_runs SET run_id = ? WHERE id = ?').run(runId, id);
+    this.prepare('UPDATE schedule_runs SET run_id = ? WHERE id = ?').run(runId, id);
   }
 
   setRunSteps(id: string, steps: StepRecord[]): void {
-    this.db.prepare('UPDATE schedule_runs SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id);
+    this.prepare('UPDATE schedule_runs SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id);
   }
 
   setSuspended(id: string, suspended: boolean): void {
-    this.db.prepare('UPDATE schedule_runs SET suspended = ? WHERE id = ?').run(suspended ? 1 : 0, id);
+    this.prepare('UPDATE schedule_runs SET suspended = ? WHERE id = ?').run(suspended ? 1 : 0, id);
   }
 
   /** Ends a run; a run that already ended is left as it was (false). */
@@ -299,26 +308,24 @@ export class ScheduleStore {
   ): boolean {
     const run = this.getRun(id);
     if (run.state === 'finished') return false;
-    this.db
-      .prepare(
-        `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
+    this.prepare(
+      `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
            summary = ?, error_code = ?, suspended = 0
          WHERE id = ?`,
-      )
-      .run(
-        iso(end.at),
-        end.outcome,
-        Math.max(0, end.at - run.startedAt),
-        end.costUsd,
-        end.summary,
-        end.errorCode ?? null,
-        id,
-      );
+    ).run(
+      iso(end.at),
+      end.outcome,
+      Math.max(0, end.at - run.startedAt),
+      end.costUsd,
+      end.summary,
+      end.errorCode ?? null,
+      id,
+    );
     return true;
   }
 
   getRun(id: string): ScheduleRunRecord {
-    const row = this.db.prepare('SELECT * FROM schedule_runs WHERE id = ?').get(id) as RunRow | undefined;
+    const row = this.prepare('SELECT * FROM schedule_runs WHERE id = ?').get(id) as RunRow | undefined;
     if (!row) throw new AppError('NOT_FOUND', `There is no run ${id} of a scheduled task.`);
     return toRun(row);
   }
@@ -327,10 +334,10 @@ export class ScheduleStore {
   openRuns(scheduleId?: string): ScheduleRunRecord[] {
     const rows =
       scheduleId === undefined
-        ? this.db.prepare(`SELECT * FROM schedule_runs WHERE state != 'finished' ORDER BY started_at`).all()
-        : this.db
-            .prepare(`SELECT * FROM schedule_runs WHERE state != 'finished' AND schedule_id = ? ORDER BY started_at`)
-            .all(scheduleId);
+        ? this.prepare(`SELECT * FROM schedule_runs WHERE state != 'finished' ORDER BY started_at`).all()
+        : this.prepare(
+            `SELECT * FROM schedule_runs WHERE state != 'finished' AND schedule_id = ? ORDER BY started_at`,
+          ).all(scheduleId);
     return (rows as RunRow[]).map(toRun);
   }
 
@@ -338,10 +345,10 @@ export class ScheduleStore {
   history(scheduleId: string | undefined, limit: number): ScheduleRunRecord[] {
     const rows =
       scheduleId === undefined
-        ? this.db.prepare('SELECT * FROM schedule_runs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit)
-        : this.db
-            .prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?')
-            .all(scheduleId, limit);
+        ? this.prepare('SELECT * FROM schedule_runs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit)
+        : this.prepare(
+            'SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
+          ).all(scheduleId, limit);
     return (rows as RunRow[]).map(toRun);
   }
 
@@ -352,15 +359,14 @@ export class ScheduleStore {
   /** What the runs of a task recorded as spent on one day (runs still going count what they have so far). */
   costOnDay(scheduleId: string, day: string): number {
     return (
-      (this.db
-        .prepare('SELECT COALESCE(SUM(cost_usd), 0) FROM schedule_runs WHERE schedule_id = ? AND day = ?')
+      (this.prepare('SELECT COALESCE(SUM(cost_usd), 0) FROM schedule_runs WHERE schedule_id = ? AND day = ?')
         .pluck()
         .get(scheduleId, day) as number) ?? 0
     );
   }
 
   setRunCost(id: string, costUsd: number): void {
-    this.db.prepare('UPDATE schedule_runs SET cost_usd = ? WHERE id = ?').run(costUsd, id);
+    this.prepare('UPDATE schedule_runs SET cost_usd = ? WHERE id = ?').run(costUsd, id);
   }
 }
 
