@@ -164,4 +164,18 @@ test('the tab in Chinese: labels, cron in words and outcomes', async () => {
   await card.getByTestId('schedule-history-toggle').click();
   await expect(card.getByRole('list', { name: '每日检查 的运行历史' }).getByRole('listitem')).toHaveCount(1);
   await panel.screenshot({ path: 'test-results/schedules-zh.png', fullPage: true });
+
+  // The daemon's refusals come in Chinese too.
+  await panel.getByTestId('schedules-new').click();
+  const form = panel.getByTestId('schedule-form');
+  await form.getByLabel('时间（cron）').fill('0 25 * * *');
+  await expect(form.getByTestId('schedule-preview')).toContainText('不是有效的 cron 表达式', WAIT);
+  await form.getByLabel('时间（cron）').fill('0 8 * * *');
+  await expect(form.getByTestId('schedule-preview')).toContainText('在08:00', WAIT);
+  await form.getByLabel('名称').fill('整理');
+  await form.getByRole('textbox', { name: '指令' }).fill('整理下载文件夹');
+  await form.getByLabel('允许使用的工具（可选）').fill('bash_execute');
+  await form.getByRole('button', { name: '创建任务' }).click();
+  await expect(form.getByRole('alert')).toContainText('未创建：任务授权了 bash_execute，但项目"default"禁止它');
+  await panel.screenshot({ path: 'test-results/schedules-form-zh.png', fullPage: true });
 });

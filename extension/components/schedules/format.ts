@@ -1,4 +1,4 @@
-import type { ScheduleRunView } from '@nextai/shared';
+import { inLocale, toAppError, type Locale, type ScheduleRunView } from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 
@@ -71,4 +71,10 @@ export function toolList(text: string): string[] {
 /** The browser's time zone, for a new task's default. */
 export function browserTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/** An error from the daemon in the panel's language (it sends its refusals in both). */
+export function errorText(error: unknown, locale: Locale): string {
+  const appError = toAppError(error);
+  return inLocale(appError.message, appError.translations, locale);
 }

@@ -4,7 +4,7 @@ import type { ScheduleRunView, ScheduleView } from '@nextai/shared';
 
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelProps } from '../panel-props.js';
-import { outcomeOf, triggerText, whenText } from './format.js';
+import { errorText, outcomeOf, triggerText, whenText } from './format.js';
 
 /** One task: what and when, on/off, next and last run, run now, its history, delete. */
 export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: number; onChanged: () => void }) {
@@ -26,7 +26,7 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
       if (done) setNotice(done);
       onChanged();
     } catch (error) {
-      setProblem(t('schedulesActionFailed', { message: (error as Error).message }));
+      setProblem(t('schedulesActionFailed', { message: errorText(error, locale) }));
     } finally {
       setBusy(false);
     }
@@ -35,7 +35,7 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
     client
       .call('schedules.get', { id: schedule.id, history_limit: 10 })
       .then(({ history: runs }) => setHistory(runs))
-      .catch((error: unknown) => setProblem(t('schedulesActionFailed', { message: (error as Error).message })));
+      .catch((error: unknown) => setProblem(t('schedulesActionFailed', { message: errorText(error, locale) })));
 
   return (
     <article

@@ -3,7 +3,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { CatchUpPolicy, ScheduleDefinitionInput, ScheduleStep } from '@nextai/shared';
 
 import type { PanelProps } from '../panel-props.js';
-import { browserTimeZone, toolList, whenText } from './format.js';
+import { browserTimeZone, errorText, toolList, whenText } from './format.js';
 
 type Preview = { ok: true; description: string; next: string[] } | { ok: false; message: string } | undefined;
 
@@ -31,13 +31,22 @@ export function ScheduleForm(props: PanelProps & { now: number; onDone: (created
   // What the cron expression means, as it is typed (the daemon parses it, with the same library it fires with).
   useEffect(() => {
     if (!connected || cron.trim() === '') return undefined;
+    // An answer for what was typed before is dropped: only the current expression's counts.
+    let current = true;
     const timer = setTimeout(() => {
       client
         .call('schedules.preview', { cron, ...(timezone.trim() ? { timezone: timezone.trim() } : {}), count: 3 })
-        .then((answer) => setPreview({ ok: true, description: answer.description[locale], next: answer.next_runs }))
-        .catch((error: unknown) => setPreview({ ok: false, message: (error as Error).message }));
+        .then((answer) => {
+          if (current) setPreview({ ok: true, description: answer.description[locale], next: answer.next_runs });
+        })
+        .catch((error: unknown) => {
+          if (current) setPreview({ ok: false, message: errorText(error, locale) });
+        });
     }, 250);
-    return () => clearTimeout(timer);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
   }, [client, connected, cron, timezone, locale]);
 
   const submit = async (event: FormEvent) => {
@@ -69,7 +78,7 @@ export function ScheduleForm(props: PanelProps & { now: number; onDone: (created
       await client.call('schedules.create', definition);
       onDone(true);
     } catch (error) {
-      setRefusal(t('formRefused', { message: (error as Error).message }));
+      setRefusal(t('formRefused', { message: errorText(error, locale) }));
     } finally {
       setSending(false);
     }

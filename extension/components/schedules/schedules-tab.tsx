@@ -1,6 +1,7 @@
 import { useState } from 'react';
 
 import type { PanelProps } from '../panel-props.js';
+import { errorText } from './format.js';
 import { ScheduleCard } from './schedule-card.js';
 import { ScheduleForm } from './schedule-form.js';
 import { useSchedules, type ScheduleList } from './use-schedules.js';
@@ -54,7 +55,7 @@ export function SchedulesTab(props: PanelProps) {
       )}
       {error && (
         <div className="card" role="alert">
-          <p className="error-text">{t('schedulesLoadFailed', { message: error.message })}</p>
+          <p className="error-text">{t('schedulesLoadFailed', { message: errorText(error, props.locale) })}</p>
           <button type="button" className="button-small" onClick={reload} disabled={!connected}>
             {t('schedulesRetry')}
           </button>

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import cronstrue from 'cronstrue/i18n.js';
 
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
 /**
  * Cron expressions in a time zone, parsed and stepped by croner (Vixie-cron semantics, DST-aware:
@@ -27,11 +27,15 @@ export class CronSchedule {
       // Some invalid patterns (a 30th of February) only show when stepped.
       cron.nextRun(new Date(0));
     } catch (error) {
+      const why = cleanMessage((error as Error).message);
       throw new AppError(
         'INVALID_ARGUMENT',
-        `"${expression}" is not a valid cron expression: ${cleanMessage((error as Error).message)}. ` +
-          'Use five fields — minute hour day-of-month month day-of-week — such as "0 9 * * 1-5" ' +
-          '(09:00 on weekdays), or @hourly, @daily, @weekly, @monthly.',
+        say(
+          `"${expression}" is not a valid cron expression: ${why}. ` +
+            'Use five fields — minute hour day-of-month month day-of-week — such as "0 9 * * 1-5" ' +
+            '(09:00 on weekdays), or @hourly, @daily, @weekly, @monthly.',
+          `"${expression}"不是有效的 cron 表达式：${why}。请使用五个字段——分 时 日 月 星期——例如 "0 9 * * 1-5"（工作日 09:00），或 @hourly、@daily、@weekly、@monthly。`,
+        ),
         { cause: error, details: { cron: expression } },
       );
     }
@@ -93,8 +97,11 @@ export function checkTimeZone(timezone: string): string {
   } catch (error) {
     throw new AppError(
       'INVALID_ARGUMENT',
-      `"${timezone}" is not a time zone this computer knows. Use an IANA name such as "Asia/Shanghai", ` +
-        '"Europe/Berlin", "America/New_York" or "UTC".',
+      say(
+        `"${timezone}" is not a time zone this computer knows. Use an IANA name such as "Asia/Shanghai", ` +
+          '"Europe/Berlin", "America/New_York" or "UTC".',
+        `"${timezone}"不是这台电脑认识的时区。请使用 IANA 名称，例如 "Asia/Shanghai"、"Europe/Berlin"、"America/New_York" 或 "UTC"。`,
+      ),
       { cause: error, details: { timezone } },
     );
   }

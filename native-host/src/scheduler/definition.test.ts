@@ -12,6 +12,7 @@ const allow: Decision = {
   trail: [],
   findings: [],
   per_call: false,
+  translations: { 'zh-CN': { reason: '允许', findings: [] } },
 };
 
 /** A project that forbids bash_execute and blocks writes under /etc. */
@@ -20,7 +21,10 @@ const checks: DefinitionChecks = {
     if (name !== undefined && name !== 'work') throw new Error(`There is no project "${name}".`);
     return name ?? 'default';
   },
-  forbids: (tool) => (tool.name === 'bash_execute' ? 'The project sets bash_execute to never run.' : undefined),
+  forbids: (tool) =>
+    tool.name === 'bash_execute'
+      ? { en: 'The project sets bash_execute to never run.', 'zh-CN': '项目设置 bash_execute 永不运行。' }
+      : undefined,
   explain: (step) =>
     String(step.input.path ?? '').startsWith('/etc')
       ? { ...allow, action: 'always_block', layer: 'filesystem', reason: '/etc is denied.' }

@@ -3,9 +3,11 @@ import {
   DEFAULT_SCHEDULE_LIMITS,
   describeZodError,
   getTool,
+  say,
   type AnyTool,
   type Decision,
   type GrantedToolSet,
+  type Localized,
   type ScheduleDefinition,
 } from '@nextai/shared';
 
@@ -17,7 +19,7 @@ export interface DefinitionChecks {
   /** The project id for a name (the default project when undefined); throws for an unknown one. */
   projectId(name: string | undefined): string;
   /** Why the project's policy never lets `tool` run (at its default risk), or undefined if it may. */
-  forbids(tool: AnyTool, project: string): string | undefined;
+  forbids(tool: AnyTool, project: string): Localized | undefined;
   /** The policy's decision for one step, with the task's grant (`nextai policy explain`). */
   explain(step: { tool: string; input: Record<string, unknown> }, project: string, grant: GrantedToolSet): Decision;
 }
@@ -39,8 +41,14 @@ export function checkDefinition(input: ScheduleDefinition, checks: DefinitionChe
     throw new AppError(
       'INVALID_ARGUMENT',
       hasInstruction
-        ? 'A task has either an instruction (an agent run) or steps (fixed tool calls), not both.'
-        : 'A task needs an instruction for the agent (--instruction) or a list of tool steps (--steps).',
+        ? say(
+            'A task has either an instruction (an agent run) or steps (fixed tool calls), not both.',
+            '一个任务只能有指令（智能体运行）或步骤（固定的工具调用）之一，不能两者都有。',
+          )
+        : say(
+            'A task needs an instruction for the agent (--instruction) or a list of tool steps (--steps).',
+            '任务需要给智能体的指令（--instruction）或工具步骤列表（--steps）。',
+          ),
     );
   }
   const timezone = checkTimeZone(input.timezone ?? localTimeZone());
@@ -57,7 +65,10 @@ export function checkDefinition(input: ScheduleDefinition, checks: DefinitionChe
       if (decision.action === 'always_block') {
         throw new AppError(
           'INVALID_ARGUMENT',
-          `Step ${index + 1} (${step.tool}) would be blocked every time (${decision.layer}): ${decision.reason}`,
+          say(
+            `Step ${index + 1} (${step.tool}) would be blocked every time (${decision.layer}): ${decision.reason}`,
+            `第 ${index + 1} 步（${step.tool}）每次都会被阻止（${decision.layer}）：${decision.translations['zh-CN']?.reason ?? decision.reason}`,
+          ),
           { details: { step: index + 1, tool: step.tool, layer: decision.layer } },
         );
       }
@@ -76,7 +87,13 @@ export function checkDefinition(input: ScheduleDefinition, checks: DefinitionChe
 function checkGrant(grant: GrantedToolSet, project: string, checks: DefinitionChecks): GrantedToolSet {
   const tools = [...new Set(grant.tools)];
   if (tools.length === 0) {
-    throw new AppError('INVALID_ARGUMENT', 'The grant names no tools: a task granted nothing could do nothing.');
+    throw new AppError(
+      'INVALID_ARGUMENT',
+      say(
+        'The grant names no tools: a task granted nothing could do nothing.',
+        '授权中没有任何工具：什么都不被允许的任务什么也做不了。',
+      ),
+    );
   }
   for (const name of tools) {
     const tool = getTool(name);
@@ -90,7 +107,10 @@ function checkGrant(grant: GrantedToolSet, project: string, checks: DefinitionCh
     if (forbidden !== undefined) {
       throw new AppError(
         'INVALID_ARGUMENT',
-        `The task grants ${name}, which the project "${project}" forbids: ${forbidden} A task's grant can only narrow the project's policy.`,
+        say(
+          `The task grants ${name}, which the project "${project}" forbids: ${forbidden.en} A task's grant can only narrow the project's policy.`,
+          `任务授权了 ${name}，但项目"${project}"禁止它：${forbidden['zh-CN']} 任务的授权只能收紧项目策略，不能放宽。`,
+        ),
         { details: { tool: name, project } },
       );
     }
@@ -99,7 +119,10 @@ function checkGrant(grant: GrantedToolSet, project: string, checks: DefinitionCh
     if (!directory.startsWith('/') && !directory.startsWith('~') && !/^[A-Za-z]:[\\/]/u.test(directory)) {
       throw new AppError(
         'INVALID_ARGUMENT',
-        `The granted directory "${directory}" is not a full path (start it with / or ~).`,
+        say(
+          `The granted directory "${directory}" is not a full path (start it with / or ~).`,
+          `授权的目录"${directory}"不是完整路径（请以 / 或 ~ 开头）。`,
+        ),
       );
     }
   }

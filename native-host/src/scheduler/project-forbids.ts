@@ -1,4 +1,4 @@
-import type { AnyTool } from '@nextai/shared';
+import type { AnyTool, Localized } from '@nextai/shared';
 
 import { decide } from '../policy/decide.js';
 import { requiredLevel } from '../policy/permission-levels.js';
@@ -9,7 +9,7 @@ import type { PolicyStore } from '../policy/policy-store.js';
  * (what a grant naming it could at best get), or undefined if it may run at all. A task's grant
  * may only narrow the policy: granting a tool that this says is forbidden is refused.
  */
-export function projectForbids(policy: PolicyStore, tool: AnyTool, projectId: string): string | undefined {
+export function projectForbids(policy: PolicyStore, tool: AnyTool, projectId: string): Localized | undefined {
   const project = policy.project(projectId);
   const security = policy.current.config.security;
   const decision = decide({
@@ -20,5 +20,6 @@ export function projectForbids(policy: PolicyStore, tool: AnyTool, projectId: st
     permissionLevel: security.permission_level,
     project: { name: project.name, template: project.template ?? undefined, policy: project.approval },
   });
-  return decision.action === 'always_block' ? decision.reason : undefined;
+  if (decision.action !== 'always_block') return undefined;
+  return { en: decision.reason, 'zh-CN': decision.translations['zh-CN']?.reason ?? decision.reason };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import {
   AppError,
+  say,
   type ScheduleDefinition,
   type ScheduleLimits,
   type ScheduleOutcome,
@@ -135,7 +136,10 @@ export class ScheduleStore {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new AppError(
           'INVALID_ARGUMENT',
-          `A scheduled task named "${definition.name}" already exists. Pick another name, or change that one.`,
+          say(
+            `A scheduled task named "${definition.name}" already exists. Pick another name, or change that one.`,
+            `已经有名为"${definition.name}"的定时任务。请换一个名称，或修改那个任务。`,
+          ),
           { cause: error },
         );
       }

@@ -158,6 +158,7 @@ export async function makeHarness(start: string, options: Partial<SchedulerOptio
           trail: [],
           findings: [],
           per_call: false,
+          translations: { 'zh-CN': { reason: '允许', findings: [] } },
         }),
       });
       const task = store.create(checked, clock.now());
