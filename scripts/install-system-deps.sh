@@ -2,13 +2,14 @@
 # Installs the Debian/Ubuntu packages the product and its tests use, if any is missing:
 # browsers to test in, an X server and window tools for desktop work, notify-send, and a
 # notification daemon (dunst) for the tests to send notifications to, and Mono's C# compiler (mono-mcs)
-# to compile-check the Windows adapter's Win32 helper.
+# to compile-check the Windows adapter's Win32 helper, and systemd (systemd-analyze) to verify the
+# user unit `nextai install --service` writes.
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst dbus-daemon libglib2.0-bin procps mono-mcs)
+packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst dbus-daemon libglib2.0-bin procps mono-mcs systemd)
 # Commands that tell whether each package is there, in the same order. ImageMagick is looked for
 # as `import`: some machines have a `convert` of their own in /usr/local/bin.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm import notify-send dunst dbus-daemon gio pgrep mcs)
+commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm import notify-send dunst dbus-daemon gio pgrep mcs systemd-analyze)
 
 missing=()
 for i in "${!packages[@]}"; do

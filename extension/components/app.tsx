@@ -8,6 +8,7 @@ import { ChatTab } from './chat/chat-tab.js';
 import { ConnectCard } from './connect-card.js';
 import type { PanelProps } from './panel-props.js';
 import { EmergencyStop } from './safety/emergency-stop.js';
+import { SchedulesTab } from './schedules/schedules-tab.js';
 import { SettingsBoot, SettingsTab } from './settings/settings-tab.js';
 import { StatusPill } from './status-pill.js';
 import { TabBar, type TabId } from './tabs.js';
@@ -68,6 +69,7 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
         {tab === 'chat' && <ChatTab {...props} />}
         {tab === 'approvals' && <ApprovalsTab {...props} />}
         {tab === 'activity' && <ActivityTab {...props} />}
+        {tab === 'schedules' && <SchedulesTab {...props} />}
         {tab === 'settings' && <SettingsTab {...props} />}
       </main>
     </div>

@@ -2,13 +2,14 @@ import type { KeyboardEvent } from 'react';
 
 import type { MessageKey, Translate } from '../lib/i18n.js';
 
-export const TABS = ['chat', 'approvals', 'activity', 'settings'] as const;
+export const TABS = ['chat', 'approvals', 'activity', 'schedules', 'settings'] as const;
 export type TabId = (typeof TABS)[number];
 
 const LABELS: Record<TabId, MessageKey> = {
   chat: 'tabChat',
   approvals: 'tabApprovals',
   activity: 'tabActivity',
+  schedules: 'tabSchedules',
   settings: 'tabSettings',
 };
 

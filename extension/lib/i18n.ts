@@ -12,15 +12,26 @@ import * as base from './messages/base.js';
 import * as chat from './messages/chat.js';
 import * as contextMenu from './messages/context-menu.js';
 import * as safety from './messages/safety.js';
+import * as schedules from './messages/schedules.js';
 import * as settings from './messages/settings.js';
 
-const EN = { ...base.en, ...chat.en, ...approvals.en, ...activity.en, ...settings.en, ...safety.en, ...contextMenu.en };
+const EN = {
+  ...base.en,
+  ...chat.en,
+  ...approvals.en,
+  ...activity.en,
+  ...schedules.en,
+  ...settings.en,
+  ...safety.en,
+  ...contextMenu.en,
+};
 export type MessageKey = keyof typeof EN;
 const ZH_CN: Record<MessageKey, string> = {
   ...base.zhCN,
   ...chat.zhCN,
   ...approvals.zhCN,
   ...activity.zhCN,
+  ...schedules.zhCN,
   ...settings.zhCN,
   ...safety.zhCN,
   ...contextMenu.zhCN,

@@ -42,6 +42,14 @@ export const PANEL_METHODS = [
   'settings.set_security',
   'settings.save_project',
   'settings.delete_project',
+  'schedules.list',
+  'schedules.get',
+  'schedules.create',
+  'schedules.update',
+  'schedules.delete',
+  'schedules.run_now',
+  'schedules.history',
+  'schedules.preview',
 ] as const satisfies readonly DaemonMethod[];
 export type PanelMethod = (typeof PANEL_METHODS)[number];
 

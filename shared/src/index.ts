@@ -6,6 +6,7 @@ export * from './protocol/events.js';
 export * from './protocol/jsonrpc.js';
 export * from './protocol/methods.js';
 export * from './protocol/runs.js';
+export * from './protocol/schedules.js';
 export * from './protocol/settings.js';
 export * from './protocol/peer.js';
 export * from './tools/catalog.js';

@@ -16,6 +16,7 @@ import { benchDaemonMemory } from './desktop-daemon.js';
 import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
+import { benchSchedule } from './schedule.js';
 import { benchDecision, benchEmergencyStop } from './safety.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -35,7 +36,7 @@ interface BackgroundGlobals {
 }
 
 /** `npm run bench -- desktop safety` runs only the sections named; all of them by default. */
-const SECTIONS = ['messaging', 'safety', 'desktop', 'loop'] as const;
+const SECTIONS = ['messaging', 'safety', 'desktop', 'loop', 'schedule'] as const;
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name))
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${desktop.join('\n')}\n`);
   }
   if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
+  if (wanted('schedule')) process.stdout.write(`${[...(await benchSchedule()), ''].join('\n')}\n`);
 }
 
 async function benchMessaging(): Promise<void> {

@@ -60,7 +60,7 @@ const PANEL_PORT_NAME = 'nextai-panel';
 const KEY = 'sk-ant-test-0123456789abcdef';
 const SELECTION = 'Ship the beta to the Firefox testers on Friday.';
 const PAGE_TITLE = 'Release notes';
-const TABS = ['chat', 'approvals', 'activity', 'settings'];
+const TABS = ['chat', 'approvals', 'activity', 'schedules', 'settings'];
 
 /** A local web page with a paragraph to select. */
 async function startSite(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -159,12 +159,12 @@ test.afterEach(async () => {
 
 test('Firefox: the sidebar has the same tabs, and reaches runs and approvals through the background', async () => {
   const { page } = await sidebarOfLanguage('en-US');
-  // The same four tabs as Chromium's side panel, each with its panel.
+  // The same five tabs as Chromium's side panel, each with its panel.
   const tabs = await page.$$eval('[role="tab"]', (elements) =>
     elements.map((element) => ({ id: element.getAttribute('data-testid'), name: element.textContent?.trim() })),
   );
   expect(tabs.map((tab) => tab.id)).toEqual(TABS.map((tab) => `tab-${tab}`));
-  expect(tabs.map((tab) => tab.name)).toEqual(['Chat', 'Approvals', 'Activity', 'Settings']);
+  expect(tabs.map((tab) => tab.name)).toEqual(['Chat', 'Approvals', 'Activity', 'Schedules', 'Settings']);
   for (const tab of TABS) {
     await page.click(`[data-testid="tab-${tab}"]`);
     await page.waitForFunction(

@@ -5,6 +5,7 @@ import {
   toInputJsonSchema,
   type AnyTool,
   type DaemonEvent,
+  type GrantedToolSet,
   type RunLimits,
   type RunView,
   type ToolResult,
@@ -95,6 +96,10 @@ export class RunManager {
       project?: string | undefined;
       sessionId?: string | undefined;
       limits?: RunLimits | undefined;
+      /** What the run may use (a scheduled task's grant); it can only tighten the project's policy. */
+      grant?: GrantedToolSet | undefined;
+      /** Who starts it when not a person: "schedule", "heartbeat" (audit records and approvals show it). */
+      source?: string | undefined;
     },
     by: string,
   ): RunView {
@@ -111,7 +116,14 @@ export class RunManager {
     if (input.sessionId === undefined)
       this.options.events.append('session.changed', { session_id: session.id, change: 'created' });
     const limits = { ...DEFAULT_RUN_LIMITS, ...stripUndefined(input.limits ?? {}) };
-    const run = this.runs.create({ goal, project, sessionId: session.id, limits });
+    const run = this.runs.create({
+      goal,
+      project,
+      sessionId: session.id,
+      limits,
+      ...(input.grant ? { grant: input.grant } : {}),
+      ...(input.source ? { source: input.source } : {}),
+    });
     this.sessions.appendMessage(session.id, 'user', { text: goal, run_id: run.id, by });
     this.options.events.append('session.changed', { session_id: session.id, change: 'message' });
     this.runs.checkpoint(
@@ -300,8 +312,14 @@ export class RunManager {
   }
 
   /** What the model is offered: the available tools with their JSON Schemas (computed once per tool). */
-  toolDefinitions(): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
-    return this.options.availableTools().map((tool) => {
+  toolDefinitions(
+    grant?: GrantedToolSet | null,
+  ): { name: string; description: string; inputSchema: Record<string, unknown> }[] {
+    // A run with a grant is offered only the granted tools: the rest would be refused anyway.
+    const tools = grant
+      ? this.options.availableTools().filter((tool) => grant.tools.includes(tool.name))
+      : this.options.availableTools();
+    return tools.map((tool) => {
       let definition = this.definitionCache.get(tool.name);
       if (!definition) {
         definition = { name: tool.name, description: tool.description, inputSchema: toInputJsonSchema(tool) };
@@ -320,7 +338,7 @@ export class RunManager {
       questions: this.questions,
       events: this.options.events,
       callTool: (request, context) => this.options.callTool(request, context),
-      tools: () => this.toolDefinitions(),
+      tools: () => this.toolDefinitions(this.runs.get(id).grant),
       model: () => this.options.model(),
       systemPrompt: (run) => this.options.systemPrompt(run),
       readBlob: this.options.readBlob,

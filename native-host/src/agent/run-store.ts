@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type MessageTranslations, type RunStateName } from '@nextai/shared';
+import { AppError, type GrantedToolSet, type MessageTranslations, type RunStateName } from '@nextai/shared';
 
 import type { Statement } from 'better-sqlite3';
 
@@ -60,6 +60,10 @@ export interface RunRecord {
   model: string | null;
   /** Model turns taken. */
   turns: number;
+  /** What the run may use (a scheduled task's grant): every tool call is decided with it. */
+  grant: GrantedToolSet | null;
+  /** Who started it when not a person's request: "schedule", "heartbeat". */
+  source: string | null;
 }
 
 export interface NewRun {
@@ -67,6 +71,8 @@ export interface NewRun {
   project: string;
   sessionId?: string | null | undefined;
   limits?: Record<string, unknown> | undefined;
+  grant?: GrantedToolSet | undefined;
+  source?: string | undefined;
 }
 
 /** What is about to be done: `kind` says what sort of action (e.g. "tool_call"), the rest is its data. */
@@ -112,6 +118,8 @@ interface RunRow {
   model: string | null;
   turns: number;
   cost_known: number;
+  granted_tools: string | null;
+  source: string | null;
 }
 
 interface StepRow {
@@ -191,9 +199,19 @@ export class RunStore {
     const id = randomUUID();
     const time = this.now();
     this.statement(
-      `INSERT INTO runs (id, session_id, goal, project, state, limits, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)`,
-    ).run(id, sessionId, goal, run.project, JSON.stringify(run.limits ?? {}), time, time);
+      `INSERT INTO runs (id, session_id, goal, project, state, limits, created_at, updated_at, granted_tools, source)
+         VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      sessionId,
+      goal,
+      run.project,
+      JSON.stringify(run.limits ?? {}),
+      time,
+      time,
+      run.grant === undefined ? null : JSON.stringify(run.grant),
+      run.source ?? null,
+    );
     return this.get(id);
   }
 
@@ -464,6 +482,8 @@ function toRun(row: RunRow): RunRecord {
     result: row.result,
     model: row.model,
     turns: row.turns,
+    grant: row.granted_tools === null ? null : (JSON.parse(row.granted_tools) as GrantedToolSet),
+    source: row.source,
   };
 }
 

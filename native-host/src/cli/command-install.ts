@@ -14,12 +14,15 @@ import {
   uninstallNativeHost,
   type BrowserChoice,
 } from '../install/index.js';
+import { installService, uninstallService, type ServiceReport } from '../install/service/service-install.js';
+import { servicePlan } from '../install/service/service-units.js';
 import { dataPaths, resolveDataDir } from '../paths.js';
 import { currentPlatform } from '../platform/current.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printJson, printLine } from './output.js';
 
 interface InstallCommandOptions {
+  service?: boolean;
   browser: BrowserChoice;
   userDataDir?: string;
   dryRun?: boolean;
@@ -36,7 +39,12 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
           'the manifest goes into <dir>/NativeMessagingHosts',
       )
       .option('--dry-run', texts.dryRun)
-      .option('--json', 'print the result as JSON');
+      .option('--json', 'print the result as JSON')
+      .option(
+        '--service',
+        'the daemon as an OS service instead (systemd user unit, LaunchAgent, Task Scheduler task): ' +
+          'it starts at login, runs with no browser open, and is restarted if it dies',
+      );
 
   withSharedOptions(program.command('install'), {
     browser: 'the browser to register with; "all": every one that has a profile for this user',
@@ -48,6 +56,10 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
     )
     .action(async (options: InstallCommandOptions) => {
       await reportErrors('install', options, setExitCode, async () => {
+        if (options.service) {
+          printServiceReport(await installService(serviceContextPlan(), { dryRun: options.dryRun ?? false }), options);
+          return;
+        }
         const platform = currentPlatform();
         const report = await installNativeHost({
           platform,
@@ -72,6 +84,13 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
     .description('Remove exactly what `nextai install` wrote (as listed in its install record), and nothing else.')
     .action(async (options: InstallCommandOptions) => {
       await reportErrors('uninstall', options, setExitCode, async () => {
+        if (options.service) {
+          printServiceReport(
+            await uninstallService(serviceContextPlan(), { dryRun: options.dryRun ?? false }),
+            options,
+          );
+          return;
+        }
         const platform = currentPlatform();
         const report = await uninstallNativeHost({
           platform,
@@ -90,6 +109,53 @@ export function registerInstallCommands(program: Command, setExitCode: (code: nu
         }
       });
     });
+}
+
+/** The service unit for this user, OS and data directory, running this node and this CLI. */
+function serviceContextPlan() {
+  let userName = 'user';
+  try {
+    userName = os.userInfo().username;
+  } catch (error) {
+    // No passwd entry (some containers): the Windows task names its user; elsewhere it is unused.
+    process.stderr.write(`nextai: could not read the user name (${(error as Error).message}); using "user"\n`);
+  }
+  return servicePlan({
+    platform: currentPlatform(),
+    homeDir: os.homedir(),
+    dataDir: resolveDataDir(),
+    nodePath: process.execPath,
+    cliPath: cliProgramPath(),
+    userId: process.env.USERDOMAIN ? `${process.env.USERDOMAIN}\\${userName}` : userName,
+    ...(typeof process.getuid === 'function' ? { uid: process.getuid() } : {}),
+    ...(process.env.XDG_CONFIG_HOME ? { xdgConfigHome: process.env.XDG_CONFIG_HOME } : {}),
+  });
+}
+
+function printServiceReport(report: ServiceReport, options: InstallCommandOptions): void {
+  if (options.json) {
+    printJson(report);
+    return;
+  }
+  const would = report.dryRun;
+  if (report.action === 'install') {
+    printLine(`${would ? 'would write' : 'wrote'} ${report.file}:`);
+    for (const line of (report.content ?? '').replace(/\r?\n$/u, '').split(/\r?\n/u)) printLine(line);
+    printLine('');
+  } else {
+    printLine(
+      report.removed
+        ? `${would ? 'would remove' : 'removed'} ${report.file}`
+        : `nothing at ${report.file} (already removed)`,
+    );
+  }
+  for (const command of report.commands) {
+    printLine(
+      `${would ? 'would run' : command.ok ? 'ran' : 'failed (ignored)'} ${command.command}${command.error ? `: ${command.error}` : ''}`,
+    );
+  }
+  for (const note of report.notes) printLine(note);
+  if (would) printLine('dry run: nothing was written or registered');
 }
 
 function userDataDirOption(options: InstallCommandOptions): { userDataDir?: string } {

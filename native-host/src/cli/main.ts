@@ -12,6 +12,7 @@ import { registerInstallCommands } from './command-install.js';
 import { registerPolicyCommand } from './command-policy.js';
 import { registerRunCommand } from './command-run.js';
 import { registerRunsCommand } from './command-runs.js';
+import { registerScheduleCommand } from './command-schedule.js';
 import { registerSessionsCommand } from './command-sessions.js';
 import { registerStatusCommand } from './command-status.js';
 import { registerStopCommand } from './command-stop.js';
@@ -39,6 +40,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   registerRunCommand(program, setExitCode);
   registerRunsCommand(program, setExitCode);
   registerSessionsCommand(program);
+  registerScheduleCommand(program);
   registerPolicyCommand(program);
   registerConfigCommand(program);
   registerApprovalsCommand(program);

@@ -23,6 +23,16 @@ import { protectedPaths } from '../policy/protected-paths.js';
 import { initShellAnalyzer } from '../policy/shell/index.js';
 import { createDesktop } from '../platform/desktop-select.js';
 import type { Desktop } from '../platform/desktop.js';
+import { DaemonTaskExecutor } from '../scheduler/agent-executor.js';
+import { systemClock, type Clock } from '../scheduler/clock.js';
+import { Heartbeat } from '../scheduler/heartbeat/heartbeat.js';
+import type { PresenceMonitor } from '../scheduler/presence/presence.js';
+import { createPresence } from '../scheduler/presence/select-presence.js';
+import { projectForbids } from '../scheduler/project-forbids.js';
+import { ScheduleService } from '../scheduler/schedule-service.js';
+import { ScheduleStore } from '../scheduler/schedule-store.js';
+import { readSchedulerConfig } from '../scheduler/scheduler-config.js';
+import { Scheduler } from '../scheduler/scheduler.js';
 import { FileBlobStore } from '../tools/blob-store-impl.js';
 import { createHostHandlers, type HostToolSet } from '../tools/host-handlers.js';
 import { ScreenSpace } from '../tools/screen-space.js';
@@ -49,6 +59,10 @@ export interface DaemonOptions {
   /** The model runs use; from config.json and the environment when omitted. */
   model?: () => ModelChoice;
   loopOptions?: Partial<LoopOptions>;
+  /** The scheduler's clock (tests and the bench step it by hand). */
+  clock?: Clock;
+  /** Power and presence; the one for `platform` when omitted. */
+  presence?: PresenceMonitor;
 }
 
 /**
@@ -64,6 +78,10 @@ export class Daemon {
   readonly approvals: ApprovalQueue;
   readonly emergency: EmergencyStop;
   readonly runManager: RunManager;
+  readonly scheduler: Scheduler;
+  readonly schedules: ScheduleService;
+  readonly heartbeat: Heartbeat;
+  private readonly presence: PresenceMonitor;
   private readonly connections = new Set<ClientConnection>();
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
@@ -189,6 +207,87 @@ export class Daemon {
         });
       },
     });
+    this.presence = options.presence ?? createPresence(platform, log.child('presence'));
+    const clock = options.clock ?? systemClock;
+    const schedulerConfig = () => {
+      const { config, problems } = readSchedulerConfig(paths.configFile);
+      if (problems.length > 0)
+        log.warn('the scheduler section of config.json is not valid; using defaults', { problems });
+      return config;
+    };
+    const scheduleStore = new ScheduleStore(db);
+    this.scheduler = new Scheduler({
+      store: scheduleStore,
+      clock,
+      executor: new DaemonTaskExecutor({
+        callTool: (request, context) => this.gateway.call(request, context),
+        events,
+        runs: this.runManager,
+        log: log.child('scheduler'),
+      }),
+      events,
+      notify,
+      presence: this.presence,
+      emergency: () => this.emergency.state(),
+      enabled: () => schedulerConfig().enabled,
+      log: log.child('scheduler'),
+    });
+    this.heartbeat = new Heartbeat({
+      file: path.join(paths.dataDir, 'HEARTBEAT.md'),
+      config: () => schedulerConfig().heartbeat,
+      clock,
+      runs: this.runManager,
+      events,
+      memory: {
+        get: () => db.prepare("SELECT value FROM meta WHERE key = 'heartbeat'").pluck().get() as string | undefined,
+        set: (value) =>
+          db
+            .prepare(
+              "INSERT INTO meta (key, value) VALUES ('heartbeat', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
+            .run(value),
+      },
+      presence: this.presence,
+      emergency: () => this.emergency.state(),
+      notify,
+      log: log.child('heartbeat'),
+    });
+    this.schedules = new ScheduleService({
+      store: scheduleStore,
+      scheduler: this.scheduler,
+      clock,
+      checks: {
+        projectId: (name) => policy.project(name).id,
+        forbids: (tool, project) => projectForbids(policy, tool, project),
+        explain: (step, project, grant) =>
+          this.gateway.explain({ name: step.tool, input: step.input }, { source: 'schedule', project, grant }).decision,
+      },
+      presence: this.presence,
+      heartbeat: () => this.heartbeat.view(),
+      events,
+    });
+    // The emergency stop holds due runs back; its reset lets them go at once.
+    events.subscribe((event) => {
+      if (event.type === 'emergency.reset') queueMicrotask(() => this.scheduler.poke());
+    });
+    // Around sleep: everything written so far goes from the WAL into the database file, so a machine
+    // that never wakes loses nothing; runs checkpoint after every step anyway, and resume after.
+    this.presence.onSleep((sleeping) => {
+      if (sleeping) {
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch (error) {
+          log.warn('could not checkpoint the database before sleep', { error: (error as Error).message });
+        }
+      }
+    });
+    this.presence.onChange((state) =>
+      events.append('power.changed', {
+        on_battery: state.onBattery,
+        screen_locked: state.screenLocked,
+        sleeping: state.sleeping,
+      }),
+    );
     this.services = {
       info: this.info,
       startedAt: this.startedAt,
@@ -199,6 +298,7 @@ export class Daemon {
       audit,
       emergency: this.emergency,
       runs: this.runManager,
+      schedules: this.schedules,
       blobs,
       connections: () => this.connections,
       shutdown: (reason) => {
@@ -250,7 +350,10 @@ export class Daemon {
       const daemon = new Daemon(options, lock, db, events, audit, policy, server);
       daemon.cancelOrphanedApprovals();
       events.append('daemon.started', { pid: process.pid, version: VERSION });
+      // Before runs resume: a run whose task kept crashing the daemon is stopped, not resumed.
+      daemon.scheduler.start();
       daemon.runManager.resumeUnfinished();
+      daemon.heartbeat.start();
       log.info('daemon started', { pid: process.pid, socket: paths.socket, data_dir: paths.dataDir });
       return daemon;
     } catch (error) {
@@ -271,12 +374,15 @@ export class Daemon {
     this.options.log.info('daemon stopping', { reason });
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     this.events.append('daemon.stopping', { reason });
+    this.heartbeat.stop();
+    this.scheduler.stop();
     await this.runManager.shutdown();
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     await this.hostTools.dispose();
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.close();
     await serverClosed;
+    this.presence.close();
     this.policy.close();
     this.db.close();
     if (this.options.platform !== 'windows') fs.rmSync(this.options.paths.socket, { force: true });

@@ -208,4 +208,63 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN error_translations TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'scheduled tasks, their history, and what a run was granted',
+    sql: `
+      -- Scheduled tasks (issue #8). A task is an instruction for an agent run or a fixed list of
+      -- tool steps; the full definition is kept as JSON, the columns are what the scheduler asks.
+      CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        definition TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        disabled_reason TEXT,
+        -- Every cron time up to this one has been dealt with (fired, skipped or caught up).
+        cursor_at TEXT NOT NULL,
+        -- A failed run is tried again at retry_at, as attempt retry_attempt, for retry_for.
+        retry_at TEXT,
+        retry_attempt INTEGER,
+        retry_for TEXT,
+        -- Runs of this task in a row that ended with the daemon dying (crash-loop protection).
+        consecutive_crashes INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+
+      -- One row per run of a task, and per skip (outcome 'skipped'), newest last.
+      CREATE TABLE schedule_runs (
+        id TEXT PRIMARY KEY,
+        schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+        scheduled_for TEXT NOT NULL,
+        -- The calendar day of scheduled_for in the task's time zone: the per-day cost cap sums by it.
+        day TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        state TEXT NOT NULL CHECK (state IN ('running', 'waiting_approval', 'waiting_user', 'finished')),
+        outcome TEXT,
+        trigger TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        missed INTEGER NOT NULL DEFAULT 0,
+        duration_ms REAL,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        summary TEXT,
+        error_code TEXT,
+        run_id TEXT,
+        -- The tool steps done so far (fixed-step tasks): each one's intent, then its result.
+        steps TEXT,
+        -- Set when the daemon stopped cleanly while this run was going; a run left 'running'
+        -- without it means the daemon died during it.
+        suspended INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, started_at);
+      CREATE INDEX schedule_runs_open ON schedule_runs (state) WHERE state != 'finished';
+      CREATE INDEX schedule_runs_by_day ON schedule_runs (schedule_id, day);
+
+      -- What an agent run was granted (a scheduled task's granted_tools) and who started it:
+      -- every tool call of the run is decided with that grant, which can only tighten.
+      ALTER TABLE runs ADD COLUMN granted_tools TEXT;
+      ALTER TABLE runs ADD COLUMN source TEXT;
+    `,
+  },
 ];

@@ -2,12 +2,14 @@ import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo } from '@nextai/sh
 
 import type { RunManager } from '../agent/run-manager.js';
 import type { PolicyStore } from '../policy/policy-store.js';
+import type { ScheduleService } from '../scheduler/schedule-service.js';
 import type { BlobStore } from '../tools/blob-store.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditLog } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
 import type { EmergencyStop } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
+import { registerScheduleHandlers } from './schedule-handlers.js';
 import { registerSettingsHandlers } from './settings-handlers.js';
 import type { CallContext, ToolGateway } from './tool-gateway.js';
 
@@ -22,6 +24,7 @@ export interface DaemonServices {
   audit: AuditLog;
   emergency: EmergencyStop;
   runs: RunManager;
+  schedules: ScheduleService;
   /** Payloads tools returned by reference. */
   blobs: BlobStore;
   connections: () => Iterable<ClientConnection>;
@@ -228,6 +231,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   }));
 
   registerSettingsHandlers(connection, services);
+  registerScheduleHandlers(connection, services.schedules);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { messageTranslationsSchema } from '../i18n.js';
 import { RUN_EVENT_SCHEMAS } from './runs.js';
+import { SCHEDULE_EVENT_SCHEMAS } from './schedules.js';
 
 /**
  * Everything that happens in the daemon is an event with a per-daemon increasing `seq`, kept in
@@ -66,6 +67,7 @@ export const EVENT_DATA_SCHEMAS = {
     change: z.enum(['create', 'modify', 'delete']),
   }),
   ...RUN_EVENT_SCHEMAS,
+  ...SCHEDULE_EVENT_SCHEMAS,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS;

@@ -14,6 +14,7 @@ import { decisionSchema, decisionTranslationsSchema } from '../policy/decision.j
 import { RISK_LEVELS, TOOL_CATEGORIES } from '../tools/define-tool.js';
 import { eventSchema } from './events.js';
 import { RUN_METHODS } from './runs.js';
+import { SCHEDULE_METHODS } from './schedules.js';
 import { SETTINGS_METHODS } from './settings.js';
 
 export interface MethodSpec<Params extends z.ZodType = z.ZodType, Result extends z.ZodType = z.ZodType> {
@@ -342,6 +343,7 @@ export const DAEMON_METHODS = {
   },
   ...RUN_METHODS,
   ...SETTINGS_METHODS,
+  ...SCHEDULE_METHODS,
 } as const satisfies MethodTable;
 
 /** Requests the daemon sends to a client that declared the capability. */

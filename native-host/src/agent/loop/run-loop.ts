@@ -760,10 +760,13 @@ export class RunLoop {
 
   /** A tool call through the policy; at a shutdown the loop stops waiting for it (see stopAbort). */
   private async callChokepoint(request: ToolCallRequest): Promise<ToolResult> {
+    const run = this.run;
     const call = this.services.callTool(request, {
-      source: 'run',
-      project: this.run.project,
+      source: run.source ?? 'run',
+      project: run.project,
       runId: this.runId,
+      // A scheduled task's grant: the policy decides every call of the run with it (tighten only).
+      ...(run.grant ? { grant: run.grant } : {}),
       cancel: this.stopAbort.signal,
     });
     const shutdown = this.runAbort.signal;

@@ -1,0 +1,122 @@
+import type { DaemonEvent, RunView } from '@nextai/shared';
+
+import type { RunManager } from '../agent/run-manager.js';
+import type { Logger } from '../logger.js';
+import type { Execution, ExecutionContext, ExecutionResult, TaskExecutor } from './executor.js';
+import type { ScheduleTask } from './schedule-store.js';
+import { runSteps, type StepServices } from './steps-executor.js';
+
+export interface ExecutorServices extends StepServices {
+  runs: Pick<RunManager, 'start' | 'view' | 'stop'>;
+  log: Logger;
+}
+
+const ENDED = new Set(['finished', 'failed', 'stopped']);
+
+/**
+ * The daemon's task executor: fixed steps through the tool gateway, instructions as agent runs
+ * through the run manager (with the task's grant, limits and source "schedule"), followed through
+ * their `run.state` events until they end.
+ */
+export class DaemonTaskExecutor implements TaskExecutor {
+  constructor(private readonly services: ExecutorServices) {}
+
+  start(task: ScheduleTask, context: ExecutionContext): Execution {
+    if (task.definition.steps) {
+      const done = runSteps(task, context, this.services);
+      // Aborting the signal ends the call in progress (the gateway aborts it, or closes its approval).
+      return { done, cancel: () => undefined };
+    }
+    const limits = task.definition.limits;
+    const run = this.services.runs.start(
+      {
+        goal: task.definition.instruction ?? '',
+        project: task.definition.project,
+        limits: {
+          max_steps: limits.max_steps,
+          max_tokens: limits.max_tokens,
+          // The run may spend what its own limit allows, and no more than the task has left today.
+          max_cost_usd: Math.max(0.000001, Math.min(limits.max_cost_usd, context.budgetUsd)),
+        },
+        ...(task.definition.granted_tools ? { grant: task.definition.granted_tools } : {}),
+        source: 'schedule',
+      },
+      `schedule:${task.name}`,
+    );
+    context.onAgentRun(run.id);
+    return this.follow(run.id, context);
+  }
+
+  reattach(_task: ScheduleTask, runId: string, context: ExecutionContext): Execution {
+    return this.follow(runId, context);
+  }
+
+  async abandon(runId: string, reason: string): Promise<void> {
+    try {
+      await this.services.runs.stop(runId, reason);
+    } catch (error) {
+      this.services.log.warn('could not stop the run of a task that was turned off', {
+        run: runId,
+        error: (error as Error).message,
+      });
+    }
+  }
+
+  private follow(runId: string, context: ExecutionContext): Execution {
+    let unsubscribe: () => void = () => undefined;
+    const done = new Promise<ExecutionResult>((resolve) => {
+      const check = (state: string) => {
+        if (ENDED.has(state)) {
+          unsubscribe();
+          resolve(resultOf(this.services.runs.view(runId)));
+          return;
+        }
+        if (state === 'waiting_approval' || state === 'running') context.onState(state);
+        if (state === 'waiting_user') {
+          const question = this.services.runs.view(runId).question?.question;
+          context.onState('waiting_user', question);
+        }
+      };
+      unsubscribe = this.services.events.subscribe((event: DaemonEvent) => {
+        if (event.data.run_id !== runId) return;
+        if (event.type === 'run.usage') context.onCost(Number(event.data.cost_usd) || 0);
+        // Deferred: the listener runs inside EventLog.append, before the transition is complete.
+        if (event.type === 'run.state') queueMicrotask(() => check(String(event.data.state)));
+      });
+      // The run may have moved on before the subscription (or while the daemon was down).
+      check(this.services.runs.view(runId).state);
+    });
+    return {
+      done,
+      cancel: (reason) => {
+        void this.services.runs
+          .stop(runId, reason)
+          .catch((error: unknown) =>
+            this.services.log.warn('could not stop a scheduled run', { run: runId, error: (error as Error).message }),
+          );
+      },
+    };
+  }
+}
+
+function resultOf(run: RunView): ExecutionResult {
+  const cost = run.usage.cost_usd;
+  switch (run.state) {
+    case 'finished':
+      return { outcome: 'succeeded', summary: brief(run.result ?? 'Finished.'), costUsd: cost };
+    case 'failed':
+      return {
+        outcome: run.error?.code === 'LIMIT_REACHED' ? 'limit_reached' : 'failed',
+        summary: brief(run.error?.message ?? 'The run failed.'),
+        costUsd: cost,
+        errorCode: run.error?.code,
+      };
+    default:
+      return { outcome: 'stopped', summary: brief(run.error?.message ?? 'The run was stopped.'), costUsd: cost };
+  }
+}
+
+function brief(text: string): string {
+  const line = text.trim();
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+}

@@ -1,0 +1,436 @@
+import { randomUUID } from 'node:crypto';
+
+import {
+  AppError,
+  say,
+  type ScheduleDefinition,
+  type ScheduleLimits,
+  type ScheduleOutcome,
+  type ScheduleTrigger,
+  type ScheduleRunView,
+} from '@nextai/shared';
+
+import type { Statement } from 'better-sqlite3';
+
+import type { Db } from '../daemon/database.js';
+
+/** A task's definition as kept: validated, with its time zone and project filled in. */
+export type TaskDefinition = Omit<ScheduleDefinition, 'limits'> & {
+  timezone: string;
+  project: string;
+  limits: Required<ScheduleLimits>;
+  /** The grant was not given but taken from the steps' tools (it follows the steps when they change). */
+  implicit_grant?: true;
+};
+
+export interface ScheduleTask {
+  id: string;
+  name: string;
+  definition: TaskDefinition;
+  enabled: boolean;
+  disabledReason: string | null;
+  /** Every cron time up to this instant has been dealt with. */
+  cursorAt: number;
+  retry: { at: number; attempt: number; scheduledFor: number } | null;
+  consecutiveCrashes: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RunState = ScheduleRunView['state'];
+
+/** One tool step of a fixed-step run: its intent is written before the call, its result after. */
+export interface StepRecord {
+  tool: string;
+  call_id: string;
+  started_at: string;
+  finished_at?: string;
+  ok?: boolean;
+  error_code?: string;
+  summary?: string;
+}
+
+export interface ScheduleRunRecord {
+  id: string;
+  scheduleId: string;
+  scheduledFor: number;
+  day: string;
+  startedAt: number;
+  finishedAt: number | null;
+  state: RunState;
+  outcome: ScheduleOutcome | null;
+  trigger: ScheduleTrigger;
+  attempt: number;
+  missed: number;
+  durationMs: number | null;
+  costUsd: number;
+  summary: string | null;
+  errorCode: string | null;
+  runId: string | null;
+  steps: StepRecord[];
+  suspended: boolean;
+}
+
+interface TaskRow {
+  id: string;
+  name: string;
+  definition: string;
+  enabled: number;
+  disabled_reason: string | null;
+  cursor_at: string;
+  retry_at: string | null;
+  retry_attempt: number | null;
+  retry_for: string | null;
+  consecutive_crashes: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface RunRow {
+  id: string;
+  schedule_id: string;
+  scheduled_for: string;
+  day: string;
+  started_at: string;
+  finished_at: string | null;
+  state: RunState;
+  outcome: ScheduleOutcome | null;
+  trigger: ScheduleTrigger;
+  attempt: number;
+  missed: number;
+  duration_ms: number | null;
+  cost_usd: number;
+  summary: string | null;
+  error_code: string | null;
+  run_id: string | null;
+  steps: string | null;
+  suspended: number;
+}
+
+const iso = (time: number) => new Date(time).toISOString();
+
+/** Scheduled tasks and their history in SQLite (tables `schedules` and `schedule_runs`). */
+export class ScheduleStore {
+  /** Statements compiled once: a minute with hundreds of tasks due runs each of them hundreds of times. */
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Db) {}
+
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  create(definition: TaskDefinition, now: number): ScheduleTask {
+    const id = randomUUID();
+    try {
+      this.prepare(
+        `INSERT INTO schedules (id, name, definition, enabled, cursor_at, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, definition.name, JSON.stringify(definition), definition.enabled ? 1 : 0, iso(now), iso(now), iso(now));
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new AppError(
+          'INVALID_ARGUMENT',
+          say(
+            `A scheduled task named "${definition.name}" already exists. Pick another name, or change that one.`,
+            `已经有名为"${definition.name}"的定时任务。请换一个名称，或修改那个任务。`,
+          ),
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    return this.get(id);
+  }
+
+  /** Replaces the definition. A changed cron starts counting from `now` (nothing "missed" before it). */
+  update(id: string, definition: TaskDefinition, now: number, options: { resetCursor: boolean }): ScheduleTask {
+    try {
+      this.prepare(
+        `UPDATE schedules SET name = ?, definition = ?, enabled = ?, updated_at = ?,
+             cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END
+           WHERE id = ?`,
+      ).run(
+        definition.name,
+        JSON.stringify(definition),
+        definition.enabled ? 1 : 0,
+        iso(now),
+        options.resetCursor ? 1 : 0,
+        iso(now),
+        id,
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        throw new AppError('INVALID_ARGUMENT', `A scheduled task named "${definition.name}" already exists.`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    return this.get(id);
+  }
+
+  /** Turns a task on or off. Turning it on forgets what it missed while off, and any crash streak. */
+  setEnabled(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
+    const task = this.get(id);
+    const definition = { ...task.definition, enabled };
+    this.prepare(
+      `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, updated_at = ?,
+           cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
+           consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
+           retry_at = CASE WHEN ? THEN NULL ELSE retry_at END
+         WHERE id = ?`,
+    ).run(
+      enabled ? 1 : 0,
+      JSON.stringify(definition),
+      enabled ? null : reason,
+      iso(now),
+      enabled && !task.enabled ? 1 : 0,
+      iso(now),
+      enabled ? 1 : 0,
+      enabled ? 0 : 1,
+      id,
+    );
+    return this.get(id);
+  }
+
+  delete(id: string): void {
+    this.prepare('DELETE FROM schedules WHERE id = ?').run(id);
+  }
+
+  get(id: string): ScheduleTask {
+    const row = this.prepare('SELECT * FROM schedules WHERE id = ?').get(id) as TaskRow | undefined;
+    if (!row) throw new AppError('NOT_FOUND', `There is no scheduled task ${id}. See \`nextai schedule list\`.`);
+    return toTask(row);
+  }
+
+  /** A task by id or by name. */
+  find(ref: string): ScheduleTask {
+    const row = this.prepare('SELECT * FROM schedules WHERE id = ? OR name = ? LIMIT 1').get(ref, ref) as
+      TaskRow | undefined;
+    if (!row) {
+      throw new AppError(
+        'NOT_FOUND',
+        `There is no scheduled task with the id or name "${ref}". See \`nextai schedule list\`.`,
+        { details: { ref } },
+      );
+    }
+    return toTask(row);
+  }
+
+  list(): ScheduleTask[] {
+    return (this.prepare('SELECT * FROM schedules ORDER BY created_at, rowid').all() as TaskRow[]).map(toTask);
+  }
+
+  enabled(): ScheduleTask[] {
+    return (
+      this.prepare('SELECT * FROM schedules WHERE enabled = 1 ORDER BY created_at, rowid').all() as TaskRow[]
+    ).map(toTask);
+  }
+
+  setCursor(id: string, at: number): void {
+    this.prepare('UPDATE schedules SET cursor_at = ? WHERE id = ?').run(iso(at), id);
+  }
+
+  setRetry(id: string, retry: ScheduleTask['retry']): void {
+    this.prepare('UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ? WHERE id = ?').run(
+      retry ? iso(retry.at) : null,
+      retry ? retry.attempt : null,
+      retry ? iso(retry.scheduledFor) : null,
+      id,
+    );
+  }
+
+  setCrashes(id: string, count: number): void {
+    this.prepare('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?').run(count, id);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // History
+
+  insertRun(run: {
+    scheduleId: string;
+    scheduledFor: number;
+    day: string;
+    startedAt: number;
+    trigger: ScheduleTrigger;
+    attempt: number;
+    missed: number;
+    state: RunState;
+    outcome?: ScheduleOutcome;
+    summary?: string;
+  }): ScheduleRunRecord {
+    const id = randomUUID();
+    const finished = run.state === 'finished';
+    this.prepare(
+      `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
+           trigger, attempt, missed, duration_ms, summary)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      run.scheduleId,
+      iso(run.scheduledFor),
+      run.day,
+      iso(run.startedAt),
+      finished ? iso(run.startedAt) : null,
+      run.state,
+      run.outcome ?? null,
+      run.trigger,
+      run.attempt,
+      run.missed,
+      finished ? 0 : null,
+      run.summary ?? null,
+    );
+    return this.getRun(id);
+  }
+
+  setRunState(id: string, state: Exclude<RunState, 'finished'>): void {
+    this.prepare(`UPDATE schedule_runs SET state = ? WHERE id = ? AND state != 'finished'`).run(state, id);
+  }
+
+  setRunAgent(id: string, runId: string): void {
+    this.prepare('UPDATE schedule_runs SET run_id = ? WHERE id = ?').run(runId, id);
+  }
+
+  setRunSteps(id: string, steps: StepRecord[]): void {
+    this.prepare('UPDATE schedule_runs SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id);
+  }
+
+  setSuspended(id: string, suspended: boolean): void {
+    this.prepare('UPDATE schedule_runs SET suspended = ? WHERE id = ?').run(suspended ? 1 : 0, id);
+  }
+
+  /** Ends a run; a run that already ended is left as it was (false). */
+  finishRun(
+    id: string,
+    end: { at: number; outcome: ScheduleOutcome; costUsd: number; summary: string; errorCode?: string | undefined },
+  ): boolean {
+    const run = this.getRun(id);
+    if (run.state === 'finished') return false;
+    this.prepare(
+      `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
+           summary = ?, error_code = ?, suspended = 0
+         WHERE id = ?`,
+    ).run(
+      iso(end.at),
+      end.outcome,
+      Math.max(0, end.at - run.startedAt),
+      end.costUsd,
+      end.summary,
+      end.errorCode ?? null,
+      id,
+    );
+    return true;
+  }
+
+  getRun(id: string): ScheduleRunRecord {
+    const row = this.prepare('SELECT * FROM schedule_runs WHERE id = ?').get(id) as RunRow | undefined;
+    if (!row) throw new AppError('NOT_FOUND', `There is no run ${id} of a scheduled task.`);
+    return toRun(row);
+  }
+
+  /** Runs that have not ended, of one task or of all. */
+  openRuns(scheduleId?: string): ScheduleRunRecord[] {
+    const rows =
+      scheduleId === undefined
+        ? this.prepare(`SELECT * FROM schedule_runs WHERE state != 'finished' ORDER BY started_at`).all()
+        : this.prepare(
+            `SELECT * FROM schedule_runs WHERE state != 'finished' AND schedule_id = ? ORDER BY started_at`,
+          ).all(scheduleId);
+    return (rows as RunRow[]).map(toRun);
+  }
+
+  /** Newest first. */
+  history(scheduleId: string | undefined, limit: number): ScheduleRunRecord[] {
+    const rows =
+      scheduleId === undefined
+        ? this.prepare('SELECT * FROM schedule_runs ORDER BY started_at DESC, rowid DESC LIMIT ?').all(limit)
+        : this.prepare(
+            'SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
+          ).all(scheduleId, limit);
+    return (rows as RunRow[]).map(toRun);
+  }
+
+  lastRun(scheduleId: string): ScheduleRunRecord | undefined {
+    return this.history(scheduleId, 1)[0];
+  }
+
+  /** What the runs of a task recorded as spent on one day (runs still going count what they have so far). */
+  costOnDay(scheduleId: string, day: string): number {
+    return (
+      (this.prepare('SELECT COALESCE(SUM(cost_usd), 0) FROM schedule_runs WHERE schedule_id = ? AND day = ?')
+        .pluck()
+        .get(scheduleId, day) as number) ?? 0
+    );
+  }
+
+  setRunCost(id: string, costUsd: number): void {
+    this.prepare('UPDATE schedule_runs SET cost_usd = ? WHERE id = ?').run(costUsd, id);
+  }
+}
+
+function toTask(row: TaskRow): ScheduleTask {
+  return {
+    id: row.id,
+    name: row.name,
+    definition: JSON.parse(row.definition) as TaskDefinition,
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    cursorAt: Date.parse(row.cursor_at),
+    retry:
+      row.retry_at !== null && row.retry_attempt !== null && row.retry_for !== null
+        ? { at: Date.parse(row.retry_at), attempt: row.retry_attempt, scheduledFor: Date.parse(row.retry_for) }
+        : null,
+    consecutiveCrashes: row.consecutive_crashes,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRun(row: RunRow): ScheduleRunRecord {
+  return {
+    id: row.id,
+    scheduleId: row.schedule_id,
+    scheduledFor: Date.parse(row.scheduled_for),
+    day: row.day,
+    startedAt: Date.parse(row.started_at),
+    finishedAt: row.finished_at === null ? null : Date.parse(row.finished_at),
+    state: row.state,
+    outcome: row.outcome,
+    trigger: row.trigger,
+    attempt: row.attempt,
+    missed: row.missed,
+    durationMs: row.duration_ms,
+    costUsd: row.cost_usd,
+    summary: row.summary,
+    errorCode: row.error_code,
+    runId: row.run_id,
+    steps: row.steps === null ? [] : (JSON.parse(row.steps) as StepRecord[]),
+    suspended: row.suspended === 1,
+  };
+}
+
+export function runView(run: ScheduleRunRecord): ScheduleRunView {
+  return {
+    id: run.id,
+    schedule_id: run.scheduleId,
+    scheduled_for: iso(run.scheduledFor),
+    started_at: iso(run.startedAt),
+    finished_at: run.finishedAt === null ? null : iso(run.finishedAt),
+    state: run.state,
+    outcome: run.outcome,
+    trigger: run.trigger,
+    attempt: run.attempt,
+    missed: run.missed,
+    duration_ms: run.durationMs,
+    cost_usd: run.costUsd,
+    summary: run.summary,
+    error_code: run.errorCode,
+    run_id: run.runId,
+  };
+}

@@ -1,0 +1,353 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { makeHarness, type Harness } from './testing/harness.js';
+
+const FIXED = [{ tool: 'system_info', input: {} }];
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+let h: Harness;
+
+afterEach(() => h.close());
+
+const runs = (taskId: string) => h.store.history(taskId, 1000).reverse();
+
+describe('firing', () => {
+  it('fires a due task exactly once, at its cron time, with one timer armed', async () => {
+    h = await makeHarness('2025-06-02T08:59:30Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(29_000);
+    expect(h.executor.started).toHaveLength(0);
+    await h.advance(2_000);
+    expect(h.executor.started.map((run) => [run.scheduledFor, run.at, run.trigger])).toEqual([
+      ['2025-06-02T09:00:00.000Z', '2025-06-02T09:00:00.000Z', 'cron'],
+    ]);
+    // Time passes well beyond it: nothing fires again until the next day.
+    await h.advance(10 * MINUTE);
+    expect(h.executor.started).toHaveLength(1);
+    expect(h.clock.pending).toBe(1);
+    expect(runs(task.id).map((run) => [run.outcome, run.state])).toEqual([['succeeded', 'finished']]);
+    const finished = h.emitted('schedule.run').map((event) => event.data.state);
+    expect(finished).toEqual(['running', 'finished']);
+    expect(h.notifications).toEqual([{ title: `NextAI: "${task.name}" finished`, body: 'done' }]);
+  });
+
+  it('does not let two runs of a task overlap: what comes due meanwhile is skipped and recorded', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '* * * * *', timezone: 'UTC', steps: FIXED });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(2 * MINUTE + 2_000);
+    expect(h.executor.started).toHaveLength(1);
+    expect(runs(task.id).map((run) => run.outcome)).toEqual([null, 'skipped', 'skipped']);
+    expect(runs(task.id)[1]?.summary).toContain('the previous run was still going');
+    h.executor.started[0]!.finish();
+    await h.advance(MINUTE);
+    expect(h.executor.started).toHaveLength(2);
+    expect(h.executor.started[1]?.scheduledFor).toBe('2025-06-02T09:03:00.000Z');
+  });
+
+  it('runs them side by side when the task allows overlap', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.add({ cron: '* * * * *', timezone: 'UTC', steps: FIXED, allow_overlap: true });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(3 * MINUTE);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual([
+      '2025-06-02T09:00:00.000Z',
+      '2025-06-02T09:01:00.000Z',
+      '2025-06-02T09:02:00.000Z',
+    ]);
+  });
+
+  it('stops a run at its wall-time limit and records it as timed out', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, limits: { max_wall_seconds: 30 } });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(29_000);
+    expect(h.executor.started[0]?.cancelled).toBeUndefined();
+    await h.advance(5_000);
+    expect(h.executor.started[0]?.cancelled).toContain('wall-time limit of 30 s');
+    expect(h.executor.started[0]?.context.signal.aborted).toBe(true);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'timed_out', durationMs: 30_000 });
+  });
+});
+
+describe('catch-up after downtime', () => {
+  async function downtime(policy: 'skip' | 'once' | 'each') {
+    h = await makeHarness('2025-06-02T07:30:00Z');
+    const task = h.add({ cron: '0 * * * *', timezone: 'UTC', steps: FIXED, catch_up: policy });
+    // The daemon is down from 07:30 to 12:30: 08:00 … 12:00 are missed (5 runs).
+    h.clock.jump('2025-06-02T12:30:00Z');
+    h.scheduler.start();
+    await h.advance(1_000);
+    return task;
+  }
+
+  it('once (the default): one run stands for all missed ones', async () => {
+    const task = await downtime('once');
+    expect(h.executor.started.map((run) => [run.scheduledFor, run.trigger, run.missed])).toEqual([
+      ['2025-06-02T12:00:00.000Z', 'catch_up', 4],
+    ]);
+    await h.advance(HOUR);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual([
+      '2025-06-02T12:00:00.000Z',
+      '2025-06-02T13:00:00.000Z',
+    ]);
+    expect(h.executor.started[1]?.trigger).toBe('cron');
+    expect(runs(task.id)).toHaveLength(2);
+  });
+
+  it('skip: none of the missed runs happens; the skip is recorded with the span', async () => {
+    const task = await downtime('skip');
+    expect(h.executor.started).toHaveLength(0);
+    const [skipped] = runs(task.id);
+    expect(skipped).toMatchObject({ outcome: 'skipped', missed: 4 });
+    expect(skipped?.summary).toContain('5 runs due from 2025-06-02T08:00:00.000Z to 2025-06-02T12:00:00.000Z');
+    await h.advance(HOUR);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T13:00:00.000Z']);
+  });
+
+  it('each: every missed run, one after another, oldest first', async () => {
+    await downtime('each');
+    await h.advance(1_000);
+    expect(h.executor.started.map((run) => [run.scheduledFor, run.trigger])).toEqual([
+      ['2025-06-02T08:00:00.000Z', 'catch_up'],
+      ['2025-06-02T09:00:00.000Z', 'catch_up'],
+      ['2025-06-02T10:00:00.000Z', 'catch_up'],
+      ['2025-06-02T11:00:00.000Z', 'catch_up'],
+      ['2025-06-02T12:00:00.000Z', 'catch_up'],
+    ]);
+  });
+
+  it('catches up within a minute of the daemon starting even if its first look finds nothing (a wake from sleep)', async () => {
+    h = await makeHarness('2025-06-02T08:59:00Z');
+    h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.scheduler.start();
+    // The machine sleeps: the monotonic timer did not run while the wall clock moved on 3 hours.
+    h.clock.jump('2025-06-02T11:59:00Z');
+    await h.advance(60_000);
+    expect(h.executor.started.map((run) => [run.scheduledFor, run.trigger])).toEqual([
+      ['2025-06-02T09:00:00.000Z', 'catch_up'],
+    ]);
+  });
+});
+
+describe('retries', () => {
+  it('retries a failed run with growing back-off, up to max_retries', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, max_retries: 3, retry_backoff_seconds: 60 });
+    h.executor.behaviour = () => ({ outcome: 'failed', summary: 'disk full' });
+    h.scheduler.start();
+    await h.advance(2 * HOUR);
+    expect(h.executor.started.map((run) => [run.at, run.attempt, run.trigger])).toEqual([
+      ['2025-06-02T09:00:00.000Z', 1, 'cron'],
+      ['2025-06-02T09:01:00.000Z', 2, 'retry'],
+      ['2025-06-02T09:03:00.000Z', 3, 'retry'],
+      ['2025-06-02T09:07:00.000Z', 4, 'retry'],
+    ]);
+    expect(h.store.get(task.id).retry).toBeNull();
+    expect(h.executor.started.every((run) => run.scheduledFor === '2025-06-02T09:00:00.000Z')).toBe(true);
+    expect(h.notifications[0]?.body).toContain('It will be tried again at');
+  });
+
+  it('does not retry what another try cannot change: a denial, a policy block', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.executor.behaviour = () => ({ outcome: 'denied', summary: 'the person said no' });
+    h.scheduler.start();
+    await h.advance(HOUR);
+    expect(h.executor.started).toHaveLength(1);
+  });
+
+  it('a success ends the retries', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    let calls = 0;
+    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: 'flaky' } : {});
+    h.scheduler.start();
+    await h.advance(HOUR);
+    expect(h.executor.started.map((run) => run.attempt)).toEqual([1, 2]);
+  });
+});
+
+describe('time zones and daylight saving time', () => {
+  it('a daily 02:30 in New York runs once on the day 02:30 does not exist (at 03:00 EDT), and on time after', async () => {
+    h = await makeHarness('2025-03-08T12:00:00Z');
+    h.add({ cron: '30 2 * * *', timezone: 'America/New_York', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(3 * 24 * HOUR);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual([
+      '2025-03-09T07:00:00.000Z', // 03:00 EDT: the first valid time after the gap
+      '2025-03-10T06:30:00.000Z', // 02:30 EDT
+      '2025-03-11T06:30:00.000Z',
+    ]);
+  });
+
+  it('a daily 01:30 runs once on the day 01:30 happens twice', async () => {
+    h = await makeHarness('2025-11-01T12:00:00Z');
+    h.add({ cron: '30 1 * * *', timezone: 'America/New_York', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(2 * 24 * HOUR);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual([
+      '2025-11-02T05:30:00.000Z', // 01:30 EDT, the first of the two
+      '2025-11-03T06:30:00.000Z', // 01:30 EST
+    ]);
+  });
+
+  it('09:00 Shanghai is 01:00 UTC, and the daily cost day is Shanghai’s', async () => {
+    h = await makeHarness('2025-06-01T23:00:00Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'Asia/Shanghai', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(3 * HOUR);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T01:00:00.000Z']);
+    expect(runs(task.id)[0]?.day).toBe('2025-06-02');
+  });
+});
+
+describe('cost cap', () => {
+  it('stops a task for the rest of the day once its runs spent the daily cap, and gives each run only what is left', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({
+      cron: '0 * * * *',
+      timezone: 'UTC',
+      instruction: 'summarise the news',
+      daily_cost_cap_usd: 5,
+      limits: { max_cost_usd: 4 },
+    });
+    h.executor.behaviour = () => ({ costUsd: 3 });
+    h.scheduler.start();
+    await h.advance(3 * HOUR);
+    expect(h.executor.started.map((run) => run.budgetUsd)).toEqual([5, 2]);
+    const history = runs(task.id);
+    expect(history.map((run) => run.outcome)).toEqual(['succeeded', 'succeeded', 'skipped']);
+    expect(history[2]?.summary).toContain('daily cost cap of $5 is reached ($6.0000 spent today)');
+    expect(h.notifications.filter((note) => note.title.includes('paused for today'))).toHaveLength(1);
+    // The next day it runs again.
+    h.clock.jump('2025-06-02T23:59:59Z');
+    await h.advance(2_000);
+    expect(h.executor.started.at(-1)?.scheduledFor).toBe('2025-06-03T00:00:00.000Z');
+  });
+
+  it('refuses run-now once the cap is reached', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', instruction: 'x', daily_cost_cap_usd: 1 });
+    h.executor.behaviour = () => ({ costUsd: 1.5 });
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(() => h.scheduler.runNow(h.store.get(task.id))).toThrow(/daily cap is \$1/);
+  });
+});
+
+describe('holding runs back', () => {
+  it('defers non-urgent tasks on battery (urgent ones run), and runs them when mains power returns', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.presence.set({ onBattery: true });
+    const calm = h.add({ name: 'calm', cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.add({ name: 'urgent', cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, urgent: true });
+    h.scheduler.start();
+    await h.advance(10 * MINUTE);
+    expect(h.executor.started.map((run) => run.task)).toEqual(['urgent']);
+    expect(h.scheduler.deferralOf(calm.id)).toContain('battery');
+    h.presence.set({ onBattery: false });
+    await h.advance(1_000);
+    expect(h.executor.started.map((run) => [run.task, run.trigger])).toEqual([
+      ['urgent', 'cron'],
+      ['calm', 'catch_up'],
+    ]);
+  });
+
+  it('with the screen locked, holds back tasks that use the screen and runs file and terminal tasks', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.presence.set({ screenLocked: true });
+    h.add({ name: 'shot', cron: '0 9 * * *', timezone: 'UTC', steps: [{ tool: 'screenshot', input: {} }] });
+    h.add({ name: 'file', cron: '0 9 * * *', timezone: 'UTC', steps: [{ tool: 'file_read', input: { path: '~/a' } }] });
+    h.scheduler.start();
+    await h.advance(MINUTE);
+    expect(h.executor.started.map((run) => run.task)).toEqual(['file']);
+    h.presence.set({ screenLocked: false });
+    await h.advance(1_000);
+    expect(h.executor.started.map((run) => run.task)).toEqual(['file', 'shot']);
+  });
+
+  it('fires nothing while the emergency stop is on, nor while the machine goes to sleep', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    h.emergency.active = true;
+    h.emergency.reason = 'test';
+    h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(MINUTE);
+    expect(h.executor.started).toHaveLength(0);
+    expect(h.emitted('schedule.deferred').map((event) => event.data.reason)).toEqual([
+      'the emergency stop is on (test)',
+    ]);
+    h.presence.set({ sleeping: true });
+    h.emergency.active = false;
+    h.scheduler.poke();
+    await h.advance(MINUTE);
+    expect(h.executor.started).toHaveLength(0);
+    h.presence.set({ sleeping: false });
+    await h.advance(1_000);
+    expect(h.executor.started).toHaveLength(1);
+  });
+});
+
+describe('crash-loop protection', () => {
+  it('a run the daemon died during is recorded as crashed and retried only after a long back-off; the third crash turns the task off', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(h.executor.started).toHaveLength(1);
+
+    // The daemon dies (no clean stop) and starts again.
+    h.crash().start();
+    await h.advance(1_000);
+    let history = runs(task.id);
+    expect(history[0]).toMatchObject({ outcome: 'crashed' });
+    const retry = h.store.get(task.id).retry;
+    expect(retry && retry.at - h.clock.now()).toBeGreaterThanOrEqual(5 * MINUTE - 1_000);
+    expect(h.executor.started).toHaveLength(1);
+
+    await h.advance(5 * MINUTE);
+    expect(h.executor.started).toHaveLength(2);
+    h.crash().start();
+    await h.advance(1_000);
+    expect(h.store.get(task.id).consecutiveCrashes).toBe(2);
+    // The second crash waits longer (20 min).
+    await h.advance(19 * MINUTE);
+    expect(h.executor.started).toHaveLength(2);
+    await h.advance(2 * MINUTE);
+    expect(h.executor.started).toHaveLength(3);
+
+    h.crash().start();
+    await h.advance(HOUR);
+    const turnedOff = h.store.get(task.id);
+    expect(turnedOff.enabled).toBe(false);
+    expect(turnedOff.disabledReason).toContain('its last 3 runs ended with the daemon dying');
+    expect(h.executor.started).toHaveLength(3);
+    history = runs(task.id);
+    expect(history.map((run) => run.outcome)).toEqual(['crashed', 'crashed', 'crashed']);
+  });
+
+  it('a clean stop suspends an agent run, which is followed again after the restart (not counted as a crash)', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', instruction: 'look around' });
+    h.executor.behaviour = (_task, started) => {
+      started.context.onAgentRun('run-1');
+      return 'hang';
+    };
+    h.scheduler.start();
+    await h.advance(2_000);
+    h.restart().start();
+    await h.advance(1_000);
+    expect(h.executor.started).toHaveLength(2);
+    expect(h.store.get(task.id).consecutiveCrashes).toBe(0);
+    h.executor.started[1]!.finish({ summary: 'all good', costUsd: 0.25 });
+    await h.advance(1_000);
+    expect(runs(task.id)).toHaveLength(1);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'succeeded', costUsd: 0.25, runId: 'run-1' });
+  });
+});

@@ -1,0 +1,653 @@
+import { AppError, type EventData, type EventType, type ScheduleOutcome, type ScheduleTrigger } from '@nextai/shared';
+
+import type { Logger } from '../logger.js';
+import { CRASH_LIMIT, crashBackoffMs, planCatchUp, retryDelayMs, type DueTimes } from './catch-up.js';
+import type { Clock } from './clock.js';
+import { CronSchedule, dayIn } from './cron.js';
+import { needsScreen } from './definition.js';
+import type { Execution, ExecutionResult, TaskExecutor } from './executor.js';
+import type { PresenceMonitor, PresenceState } from './presence/presence.js';
+import type { ScheduleRunRecord, ScheduleStore, ScheduleTask } from './schedule-store.js';
+
+export interface SchedulerOptions {
+  store: ScheduleStore;
+  clock: Clock;
+  executor: TaskExecutor;
+  events: { append<T extends EventType>(type: T, data: EventData<T>): unknown };
+  notify(title: string, body: string): Promise<unknown>;
+  presence: PresenceMonitor;
+  /** The emergency stop: while it is on, nothing is fired (due runs wait for the reset). */
+  emergency(): { active: boolean; reason?: string | undefined };
+  /** config.json's `scheduler.enabled`: when false, due runs wait. */
+  enabled?: () => boolean;
+  log: Logger;
+  /** How late a run may start and still count as on time (default 2 minutes). */
+  graceMs?: number;
+  /**
+   * The longest the scheduler sleeps between looks (default 60 s). Node's timers run on the
+   * monotonic clock, which stops while the machine is suspended: a timer set for 09:00 at 08:00
+   * would fire at 10:00 after an hour asleep. Waking at least this often bounds how late a run
+   * can start after a resume or a change of the wall clock — and costs nothing measurable.
+   */
+  maxSleepMs?: number;
+  /** While deferred, how often conditions are looked at again (default 5 min; ×3 on battery). */
+  recheckMs?: number;
+  /** On battery, a non-urgent run waits for mains power at most this long (default 3 h). */
+  batteryDeferMaxMs?: number;
+}
+
+/** Cron times enumerated at most per look (more are counted as "at least this many"). */
+const ENUMERATION_LIMIT = 1000;
+
+interface Active {
+  taskId: string;
+  runId: string;
+  execution: Execution;
+  timedOut: boolean;
+  cancelWallTimer: () => void;
+}
+
+/**
+ * The scheduler: fires each enabled task at its cron times (in the task's time zone), with one
+ * timer armed for whatever is due next — no polling. A due run may be held back (emergency stop,
+ * sleep, a locked screen for tasks that need it, battery for tasks that are not urgent), skipped
+ * (the previous run still going, the task's daily cost cap reached) or caught up after downtime
+ * per the task's policy. Failed runs are retried with back-off; a task whose runs keep dying with
+ * the daemon is turned off. Every run, skip and deferral is recorded, announced as an event, and
+ * every finished run also as an OS notification.
+ */
+export class Scheduler {
+  private readonly active = new Map<string, Active>();
+  private readonly schedules = new Map<string, { cron: string; timezone: string; schedule: CronSchedule }>();
+  private readonly deferred = new Map<string, string>();
+  private readonly capNotified = new Set<string>();
+  private cancelTimer: (() => void) | undefined;
+  private evaluating: Promise<void> | undefined;
+  private again = false;
+  private started = false;
+  private stopped = false;
+  private sleeping = false;
+  private unsubscribers: (() => void)[] = [];
+  private readonly graceMs: number;
+  private readonly maxSleepMs: number;
+  private readonly recheckMs: number;
+  private readonly batteryDeferMaxMs: number;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.graceMs = options.graceMs ?? 120_000;
+    this.maxSleepMs = options.maxSleepMs ?? 60_000;
+    this.recheckMs = options.recheckMs ?? 5 * 60_000;
+    this.batteryDeferMaxMs = options.batteryDeferMaxMs ?? 3 * 3600_000;
+  }
+
+  /**
+   * Deals with runs the last daemon left going — a clean stop suspended them, a crash did not —
+   * then looks at what is due (runs missed while the daemon was down are caught up now).
+   * Call before agent runs are resumed, so a run whose task is turned off is not resumed first.
+   */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.recover();
+    this.unsubscribers.push(
+      this.options.presence.onChange(() => this.poke()),
+      this.options.presence.onSleep((sleeping) => {
+        this.sleeping = sleeping;
+        this.options.log.info(sleeping ? 'the machine is about to sleep' : 'the machine woke up');
+        this.poke();
+      }),
+    );
+    this.poke();
+  }
+
+  /** The daemon is stopping: nothing new fires; runs going are left to resume (agent) or recorded as interrupted (steps). */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.cancelTimer?.();
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    const now = this.options.clock.now();
+    for (const [historyId, active] of this.active) {
+      active.cancelWallTimer();
+      const run = this.options.store.getRun(historyId);
+      if (run.runId !== null) {
+        // The agent run is checkpointed and resumes at the next start; this row follows it then.
+        this.options.store.setSuspended(historyId, true);
+        continue;
+      }
+      active.execution.cancel('the daemon is stopping');
+      this.end(historyId, active.taskId, {
+        outcome: 'interrupted',
+        summary: 'The daemon stopped while this run was going; the step in progress was cut short.',
+        costUsd: run.costUsd,
+        at: now,
+      });
+    }
+    this.active.clear();
+  }
+
+  /** Something changed (a task, the emergency stop, power): look again now. */
+  poke(): void {
+    if (this.stopped || !this.started) return;
+    void this.evaluate();
+  }
+
+  /** Resolves once the look in progress (if any) is done: for tests and the bench. */
+  async settled(): Promise<void> {
+    while (this.evaluating) await this.evaluating;
+  }
+
+  /** Runs still going, by task id. */
+  runningCount(taskId: string): number {
+    let count = 0;
+    for (const active of this.active.values()) if (active.taskId === taskId) count += 1;
+    return count;
+  }
+
+  /** Why a due run of the task waits, while it does. */
+  deferralOf(taskId: string): string | null {
+    return this.deferred.get(taskId) ?? null;
+  }
+
+  /** The next cron time of an enabled task, after what has been dealt with. */
+  nextRunAt(task: ScheduleTask): number | null {
+    if (!task.enabled) return null;
+    return this.cronOf(task).next(task.cursorAt);
+  }
+
+  /** Forgets cached cron data of a task (after an edit or a delete). */
+  forget(taskId: string): void {
+    this.schedules.delete(taskId);
+    this.deferred.delete(taskId);
+  }
+
+  /** Starts a run now, as a person asked (conditions like battery do not hold it back). */
+  runNow(task: ScheduleTask): ScheduleRunRecord {
+    const emergency = this.options.emergency();
+    if (emergency.active) {
+      throw new AppError(
+        'EMERGENCY_STOPPED',
+        `The emergency stop is on (${emergency.reason ?? 'no reason given'}): nothing starts until it is reset.`,
+      );
+    }
+    if (!task.definition.allow_overlap && this.runningCount(task.id) > 0) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        `"${task.name}" is still running; wait for that run to end (or allow overlapping runs for this task).`,
+      );
+    }
+    const now = this.options.clock.now();
+    const spent = this.spentToday(task, now);
+    if (spent >= task.definition.daily_cost_cap_usd) {
+      throw new AppError(
+        'LIMIT_REACHED',
+        `"${task.name}" already spent $${spent.toFixed(4)} today; its daily cap is $${task.definition.daily_cost_cap_usd}.`,
+      );
+    }
+    return this.fire(task, { trigger: 'manual', scheduledFor: now, attempt: 1, missed: 0 }, now);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private async evaluate(): Promise<void> {
+    if (this.evaluating) {
+      this.again = true;
+      return this.evaluating;
+    }
+    this.evaluating = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.evaluateOnce();
+        } while (this.again && !this.stopped);
+      } catch (error) {
+        this.options.log.error('the scheduler could not look at its tasks', { error: (error as Error).message });
+      } finally {
+        this.evaluating = undefined;
+        this.arm();
+      }
+    })();
+    return this.evaluating;
+  }
+
+  private async evaluateOnce(): Promise<void> {
+    const tasks = this.options.store.enabled();
+    const now = this.options.clock.now();
+    const due = tasks
+      .map((task) => ({ task, times: this.dueTimes(task, now) }))
+      .filter((entry) => entry.times !== undefined || (entry.task.retry !== null && entry.task.retry.at <= now));
+    if (due.length === 0) return;
+    // Presence is read only when something is due: nothing is polled while nothing is.
+    const presence = await this.options.presence.read();
+    if (this.stopped) return;
+    for (const { task, times } of due) {
+      try {
+        this.consider(task, times, presence, this.options.clock.now());
+      } catch (error) {
+        this.options.log.error('could not fire a scheduled task', { task: task.name, error: (error as Error).message });
+      }
+    }
+  }
+
+  private consider(task: ScheduleTask, due: DueTimes | undefined, presence: PresenceState, now: number): void {
+    const definition = task.definition;
+    const running = this.runningCount(task.id) > 0;
+    if (running && !definition.allow_overlap) {
+      // `each` queues behind the run going; otherwise what came due meanwhile is skipped.
+      if (due && definition.catch_up !== 'each') {
+        this.skip(task, due.times[0] ?? due.latest, due.latest, due.total, 'the previous run was still going', now);
+        this.options.store.setCursor(task.id, due.latest);
+      }
+      return;
+    }
+    const oldest = Math.min(due?.times[0] ?? Infinity, task.retry?.at ?? Infinity);
+    const deferral = this.deferral(task, presence, now, oldest);
+    if (deferral) {
+      if (this.deferred.get(task.id) !== deferral) {
+        this.deferred.set(task.id, deferral);
+        this.options.events.append('schedule.deferred', { schedule_id: task.id, reason: deferral });
+        this.options.log.info('a due task waits', { task: task.name, reason: deferral });
+      }
+      return;
+    }
+    this.deferred.delete(task.id);
+
+    const spent = this.spentToday(task, now);
+    if (spent >= definition.daily_cost_cap_usd) {
+      const reason = `its daily cost cap of $${definition.daily_cost_cap_usd} is reached ($${spent.toFixed(4)} spent today)`;
+      if (due) {
+        this.skip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
+        this.options.store.setCursor(task.id, due.latest);
+      }
+      if (task.retry) this.options.store.setRetry(task.id, null);
+      const key = `${task.id}:${dayIn(now, definition.timezone)}`;
+      if (!this.capNotified.has(key)) {
+        this.capNotified.add(key);
+        this.announce(`NextAI: "${task.name}" paused for today`, `It will not run again today: ${reason}.`);
+      }
+      return;
+    }
+
+    if (due) {
+      // A cron time supersedes a retry still waiting: the new run is a fresh attempt.
+      if (task.retry) this.options.store.setRetry(task.id, null);
+      const plan = planCatchUp(due, definition.catch_up, now, this.graceMs);
+      if (plan.skipped) {
+        this.skip(
+          task,
+          plan.skipped.first,
+          plan.skipped.last,
+          plan.skipped.count,
+          'missed while the daemon was not running or the task was held back',
+          now,
+        );
+      }
+      this.options.store.setCursor(task.id, plan.cursor);
+      if (plan.fire) {
+        this.fire(
+          task,
+          {
+            trigger: plan.fire.late ? 'catch_up' : 'cron',
+            scheduledFor: plan.fire.scheduledFor,
+            attempt: 1,
+            missed: plan.fire.missed,
+          },
+          now,
+        );
+      }
+      // `each` has more to run: look again once this run ends (the run's end pokes).
+      return;
+    }
+    if (task.retry && task.retry.at <= now) {
+      this.options.store.setRetry(task.id, null);
+      this.fire(
+        task,
+        { trigger: 'retry', scheduledFor: task.retry.scheduledFor, attempt: task.retry.attempt, missed: 0 },
+        now,
+      );
+    }
+  }
+
+  /** Why a due run must wait now, or undefined. */
+  private deferral(task: ScheduleTask, presence: PresenceState, now: number, dueSince: number): string | undefined {
+    const emergency = this.options.emergency();
+    if (emergency.active) return `the emergency stop is on (${emergency.reason ?? 'no reason given'})`;
+    if (this.options.enabled && !this.options.enabled()) {
+      return 'the scheduler is turned off in config.json (scheduler.enabled)';
+    }
+    if (this.sleeping || presence.sleeping) return 'the machine is going to sleep';
+    if (presence.screenLocked === true && needsScreen(task.definition)) {
+      return 'the screen is locked or off, and this task uses the screen';
+    }
+    if (presence.onBattery === true && !task.definition.urgent && now - dueSince < this.batteryDeferMaxMs) {
+      return 'the computer runs on battery (the task is not urgent)';
+    }
+    return undefined;
+  }
+
+  private fire(
+    task: ScheduleTask,
+    plan: { trigger: ScheduleTrigger; scheduledFor: number; attempt: number; missed: number },
+    now: number,
+  ): ScheduleRunRecord {
+    const { store } = this.options;
+    const definition = task.definition;
+    const run = store.insertRun({
+      scheduleId: task.id,
+      scheduledFor: plan.scheduledFor,
+      day: dayIn(plan.scheduledFor, definition.timezone),
+      startedAt: now,
+      trigger: plan.trigger,
+      attempt: plan.attempt,
+      missed: plan.missed,
+      state: 'running',
+    });
+    this.options.log.info('firing a scheduled task', {
+      task: task.name,
+      trigger: plan.trigger,
+      scheduled_for: new Date(plan.scheduledFor).toISOString(),
+      late_ms: now - plan.scheduledFor,
+      attempt: plan.attempt,
+    });
+    this.emitRun(task.id, store.getRun(run.id));
+    const budget = Math.max(0, definition.daily_cost_cap_usd - this.spentToday(task, now));
+    this.track(task, run, budget, (context) => this.options.executor.start(task, context));
+    return store.getRun(run.id);
+  }
+
+  private track(
+    task: ScheduleTask,
+    run: ScheduleRunRecord,
+    budgetUsd: number,
+    begin: (context: Parameters<TaskExecutor['start']>[1]) => Execution,
+  ): void {
+    const { store, clock } = this.options;
+    const controller = new AbortController();
+    const context: Parameters<TaskExecutor['start']>[1] = {
+      run,
+      budgetUsd,
+      signal: controller.signal,
+      onState: (state, detail) => {
+        store.setRunState(run.id, state);
+        this.emitRun(task.id, store.getRun(run.id));
+        if (state === 'waiting_user') {
+          this.announce(
+            `NextAI: "${task.name}" asks you something`,
+            detail ?? 'Answer in the side panel or with `nextai runs answer`.',
+          );
+        }
+      },
+      onSteps: (steps) => store.setRunSteps(run.id, steps),
+      onAgentRun: (runId) => store.setRunAgent(run.id, runId),
+      onCost: (cost) => store.setRunCost(run.id, cost),
+    };
+    let execution: Execution;
+    try {
+      execution = begin(context);
+    } catch (error) {
+      const appError = error instanceof AppError ? error : undefined;
+      this.end(run.id, task.id, {
+        outcome: 'failed',
+        summary: `The run could not start: ${(error as Error).message}`,
+        costUsd: 0,
+        errorCode: appError?.code,
+        at: clock.now(),
+      });
+      return;
+    }
+    const wallMs = task.definition.limits.max_wall_seconds * 1000;
+    const elapsed = clock.now() - run.startedAt;
+    const cancelWallTimer = clock.setTimer(Math.max(0, wallMs - elapsed), () => {
+      const entry = this.active.get(run.id);
+      if (!entry) return;
+      entry.timedOut = true;
+      controller.abort(new AppError('TIMEOUT', 'the run reached its wall-time limit'));
+      execution.cancel(`the run reached its wall-time limit of ${task.definition.limits.max_wall_seconds} s`);
+    });
+    this.active.set(run.id, { taskId: task.id, runId: run.id, execution, timedOut: false, cancelWallTimer });
+    void execution.done.then(
+      (result) => this.onDone(run.id, result),
+      (error: unknown) =>
+        this.onDone(run.id, {
+          outcome: 'failed',
+          summary: `The run failed unexpectedly: ${(error as Error).message}`,
+          costUsd: 0,
+        }),
+    );
+  }
+
+  private onDone(historyId: string, result: ExecutionResult): void {
+    const active = this.active.get(historyId);
+    if (!active) return;
+    this.active.delete(historyId);
+    active.cancelWallTimer();
+    const outcome: ScheduleOutcome = active.timedOut ? 'timed_out' : result.outcome;
+    const summary = active.timedOut ? `Stopped at the wall-time limit. ${result.summary}` : result.summary;
+    this.end(historyId, active.taskId, {
+      outcome,
+      summary,
+      costUsd: result.costUsd,
+      errorCode: result.errorCode,
+      at: this.options.clock.now(),
+    });
+    this.poke();
+  }
+
+  /** Records how a run ended, announces it, and arranges a retry when it failed. */
+  private end(
+    historyId: string,
+    taskId: string,
+    end: { outcome: ScheduleOutcome; summary: string; costUsd: number; errorCode?: string | undefined; at: number },
+  ): void {
+    const { store } = this.options;
+    if (!store.finishRun(historyId, end)) return;
+    const run = store.getRun(historyId);
+    this.emitRun(taskId, run);
+    let task: ScheduleTask;
+    try {
+      task = store.get(taskId);
+    } catch {
+      // Deleted while it ran: its history went with it.
+      return;
+    }
+    if (end.outcome !== 'crashed' && task.consecutiveCrashes > 0) store.setCrashes(task.id, 0);
+    const retry = this.retryFor(task, run, end.outcome, end.at);
+    const then = retry ? ` It will be tried again at ${new Date(retry.at).toLocaleString()}.` : '';
+    this.announce(`NextAI: "${task.name}" ${OUTCOME_WORDS[end.outcome]}`, `${end.summary}${then}`);
+  }
+
+  private retryFor(
+    task: ScheduleTask,
+    run: ScheduleRunRecord,
+    outcome: ScheduleOutcome,
+    now: number,
+  ): ScheduleTask['retry'] {
+    const definition = task.definition;
+    if (!RETRIED.has(outcome) || !definition.retry_on_failure || run.trigger === 'manual') return null;
+    if (run.attempt > definition.max_retries) return null;
+    let delay = retryDelayMs(run.attempt, definition.retry_backoff_seconds);
+    if (outcome === 'crashed') delay = Math.max(delay, crashBackoffMs(task.consecutiveCrashes));
+    const retry = { at: now + delay, attempt: run.attempt + 1, scheduledFor: run.scheduledFor };
+    this.options.store.setRetry(task.id, retry);
+    return retry;
+  }
+
+  private skip(task: ScheduleTask, first: number, last: number, count: number, reason: string, now: number): void {
+    const span =
+      count > 1
+        ? `${count} runs due from ${new Date(first).toISOString()} to ${new Date(last).toISOString()}`
+        : `the run due at ${new Date(last).toISOString()}`;
+    const run = this.options.store.insertRun({
+      scheduleId: task.id,
+      scheduledFor: last,
+      day: dayIn(last, task.definition.timezone),
+      startedAt: now,
+      trigger: 'cron',
+      attempt: 1,
+      missed: Math.max(0, count - 1),
+      state: 'finished',
+      outcome: 'skipped',
+      summary: `Skipped ${span}: ${reason}.`,
+    });
+    this.emitRun(task.id, run);
+  }
+
+  /**
+   * Runs the last daemon left going. Suspended by a clean stop: an agent run is followed again
+   * (it resumes from its checkpoint). Not suspended: the daemon died during it — counted as a
+   * crash of the task; after {@link CRASH_LIMIT} in a row the task is turned off, otherwise a
+   * fixed-step run is retried only after a long back-off, never in a tight loop.
+   */
+  private recover(): void {
+    const { store, clock } = this.options;
+    const now = clock.now();
+    for (const run of store.openRuns()) {
+      let task: ScheduleTask;
+      try {
+        task = store.get(run.scheduleId);
+      } catch {
+        continue;
+      }
+      if (run.suspended) {
+        store.setSuspended(run.id, false);
+        if (run.runId !== null) this.reattach(task, run, run.runId);
+        else
+          this.end(run.id, task.id, {
+            outcome: 'interrupted',
+            summary: 'The daemon stopped during this run.',
+            costUsd: run.costUsd,
+            at: now,
+          });
+        continue;
+      }
+      const crashes = task.consecutiveCrashes + 1;
+      store.setCrashes(task.id, crashes);
+      task = store.get(task.id);
+      this.options.log.warn('a scheduled run was going when the daemon died', {
+        task: task.name,
+        run: run.id,
+        consecutive_crashes: crashes,
+      });
+      if (crashes >= CRASH_LIMIT) {
+        const reason = `its last ${crashes} runs ended with the daemon dying; turned off so it cannot crash it again. Turn it on again with \`nextai schedule enable ${task.name}\` once fixed.`;
+        store.setEnabled(task.id, false, now, reason);
+        store.setRetry(task.id, null);
+        this.options.events.append('schedule.changed', { schedule_id: task.id, change: 'disabled', reason });
+        if (run.runId !== null) {
+          void this.options.executor.abandon(run.runId, 'its scheduled task crashed the daemon repeatedly');
+        }
+        this.end(run.id, task.id, {
+          outcome: 'crashed',
+          summary: `The daemon died during this run; the task was turned off: ${reason}`,
+          costUsd: run.costUsd,
+          at: now,
+        });
+        continue;
+      }
+      if (run.runId !== null) {
+        // The agent run resumes from its last checkpoint (nothing is done twice); follow it.
+        this.reattach(task, run, run.runId);
+        continue;
+      }
+      this.end(run.id, task.id, {
+        outcome: 'crashed',
+        summary: `The daemon died during this run (step ${run.steps.length} of ${task.definition.steps?.length ?? 0} was the last one begun).`,
+        costUsd: run.costUsd,
+        at: now,
+      });
+    }
+  }
+
+  private reattach(task: ScheduleTask, run: ScheduleRunRecord, runId: string): void {
+    const budget = Math.max(0, task.definition.daily_cost_cap_usd - this.spentToday(task, this.options.clock.now()));
+    this.track(task, run, budget, (context) => this.options.executor.reattach(task, runId, context));
+  }
+
+  /** Cron times of a task due now, or undefined when none is. */
+  private dueTimes(task: ScheduleTask, now: number): DueTimes | undefined {
+    const schedule = this.cronOf(task);
+    const first = schedule.next(task.cursorAt);
+    if (first === null || first > now) return undefined;
+    const times = schedule.between(task.cursorAt, now, ENUMERATION_LIMIT);
+    const truncated = times.length === ENUMERATION_LIMIT;
+    const latest = truncated ? (schedule.latestAtOrBefore(now) ?? times.at(-1)!) : times.at(-1)!;
+    return { times, total: truncated ? times.length + 1 : times.length, latest };
+  }
+
+  private cronOf(task: ScheduleTask): CronSchedule {
+    const { cron, timezone } = task.definition;
+    const cached = this.schedules.get(task.id);
+    if (cached && cached.cron === cron && cached.timezone === timezone) return cached.schedule;
+    const schedule = CronSchedule.parse(cron, timezone);
+    this.schedules.set(task.id, { cron, timezone, schedule });
+    return schedule;
+  }
+
+  private spentToday(task: ScheduleTask, now: number): number {
+    return this.options.store.costOnDay(task.id, dayIn(now, task.definition.timezone));
+  }
+
+  /** Arms the one timer for the next thing due (a cron time, a retry, a re-check while deferred). */
+  private arm(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    let next = now + this.maxSleepMs;
+    for (const task of this.options.store.enabled()) {
+      if (this.deferred.has(task.id)) {
+        const onBattery = this.deferred.get(task.id)?.includes('battery') ?? false;
+        next = Math.min(next, now + (onBattery ? this.recheckMs * 3 : this.recheckMs));
+        continue;
+      }
+      if (this.runningCount(task.id) > 0 && !task.definition.allow_overlap) continue;
+      const at = this.cronOf(task).next(task.cursorAt);
+      if (at !== null) next = Math.min(next, at);
+      if (task.retry) next = Math.min(next, task.retry.at);
+    }
+    this.cancelTimer = this.options.clock.setTimer(Math.max(0, next - now), () => {
+      this.cancelTimer = undefined;
+      void this.evaluate();
+    });
+  }
+
+  private emitRun(taskId: string, run: ScheduleRunRecord): void {
+    this.options.events.append('schedule.run', {
+      schedule_id: taskId,
+      history_id: run.id,
+      state: run.state,
+      ...(run.outcome ? { outcome: run.outcome } : {}),
+      trigger: run.trigger,
+      scheduled_for: new Date(run.scheduledFor).toISOString(),
+      attempt: run.attempt,
+      ...(run.durationMs !== null ? { duration_ms: run.durationMs } : {}),
+      ...(run.state === 'finished' ? { cost_usd: run.costUsd } : {}),
+      ...(run.summary ? { summary: run.summary } : {}),
+      ...(run.runId ? { run_id: run.runId } : {}),
+    });
+  }
+
+  private announce(title: string, body: string): void {
+    this.options
+      .notify(title, body)
+      .catch((error: unknown) =>
+        this.options.log.warn('could not send a scheduler notification', { error: (error as Error).message }),
+      );
+  }
+}
+
+/** Outcomes worth another try: the next attempt may go better. A denial, a block or a limit will not change. */
+const RETRIED = new Set<ScheduleOutcome>(['failed', 'timed_out', 'crashed', 'interrupted']);
+
+const OUTCOME_WORDS: Record<ScheduleOutcome, string> = {
+  succeeded: 'finished',
+  failed: 'failed',
+  timed_out: 'took too long and was stopped',
+  stopped: 'was stopped',
+  denied: 'was denied',
+  blocked: 'was blocked by the policy',
+  limit_reached: 'reached its limit',
+  crashed: 'was cut short by a crash',
+  interrupted: 'was interrupted',
+  skipped: 'was skipped',
+};

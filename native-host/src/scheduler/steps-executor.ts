@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+
+import { toAppError, type DaemonEvent, type ToolResult } from '@nextai/shared';
+
+import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
+import type { ExecutionContext, ExecutionResult } from './executor.js';
+import type { ScheduleTask, StepRecord } from './schedule-store.js';
+
+export interface StepServices {
+  /** The policy chokepoint (ToolGateway.call). */
+  callTool(request: ToolCallRequest, context: CallContext): Promise<ToolResult>;
+  events: { subscribe(listener: (event: DaemonEvent) => void): () => void };
+}
+
+/**
+ * Runs a fixed-step task: each `{tool, input}` in order, through the gateway with the task's grant
+ * and project, as source "schedule" — validated, decided, asked about if the policy says so,
+ * executed and audited like any other call. Stops at the first step that does not succeed.
+ */
+export async function runSteps(
+  task: ScheduleTask,
+  context: ExecutionContext,
+  services: StepServices,
+): Promise<ExecutionResult> {
+  const steps = task.definition.steps ?? [];
+  const records: StepRecord[] = [];
+  for (const [index, step] of steps.entries()) {
+    if (context.signal.aborted) {
+      return { outcome: 'stopped', summary: `Stopped before step ${index + 1} (${step.tool}).`, costUsd: 0 };
+    }
+    const callId = randomUUID();
+    // The intent is on disk before the call: after a crash the history says which step was going.
+    const record: StepRecord = { tool: step.tool, call_id: callId, started_at: new Date().toISOString() };
+    records.push(record);
+    context.onSteps(records);
+    // A call the policy asks about parks the run until the person answers (never auto-approved).
+    const unsubscribe = services.events.subscribe((event) => {
+      if (event.data.call_id !== callId) return;
+      if (event.type === 'approval.requested') context.onState('waiting_approval');
+      if (event.type === 'approval.answered') context.onState('running');
+    });
+    let result: ToolResult;
+    try {
+      result = await services.callTool(
+        { name: step.tool, input: step.input, call_id: callId },
+        {
+          source: 'schedule',
+          project: task.definition.project,
+          ...(task.definition.granted_tools ? { grant: task.definition.granted_tools } : {}),
+          cancel: context.signal,
+        },
+      );
+    } catch (error) {
+      const appError = toAppError(error, 'TOOL_FAILED');
+      result = { ok: false, error: { code: appError.code, message: appError.message }, duration_ms: 0 };
+    } finally {
+      unsubscribe();
+    }
+    record.finished_at = new Date().toISOString();
+    record.ok = result.ok;
+    record.summary = result.ok ? briefly(result.output) : result.error.message.slice(0, 500);
+    if (!result.ok) record.error_code = result.error.code;
+    context.onSteps(records);
+    if (!result.ok) {
+      const label = `Step ${index + 1} of ${steps.length} (${step.tool})`;
+      return {
+        outcome: outcomeOf(result.error.code),
+        summary: `${label} did not succeed: ${result.error.message}`,
+        costUsd: 0,
+        errorCode: result.error.code,
+      };
+    }
+  }
+  const tools = steps.map((step) => step.tool).join(', ');
+  const last = records.at(-1)?.summary;
+  return {
+    outcome: 'succeeded',
+    summary: `${steps.length} step${steps.length === 1 ? '' : 's'} done (${tools}).${last ? ` Last result: ${last}` : ''}`,
+    costUsd: 0,
+  };
+}
+
+function outcomeOf(code: string): ExecutionResult['outcome'] {
+  switch (code) {
+    case 'APPROVAL_DENIED':
+      return 'denied';
+    case 'POLICY_BLOCKED':
+      return 'blocked';
+    case 'EMERGENCY_STOPPED':
+    case 'APPROVAL_CANCELLED':
+    case 'DISCONNECTED':
+      return 'stopped';
+    default:
+      return 'failed';
+  }
+}
+
+/** A tool's output in a line, for the history. */
+function briefly(output: unknown): string {
+  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
