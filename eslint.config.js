@@ -109,6 +109,38 @@ export default tseslint.config(
       ],
     },
   },
+  // The page agent runs inside web pages, injected by the extension and by the daemon's headless
+  // browser alike: DOM only — no extension APIs, no Node, no other side of the repository.
+  {
+    files: ['page/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'The page agent runs in web pages.' },
+            { group: ['wxt', 'wxt/*', 'webextension-polyfill'], message: 'The page agent uses only the DOM.' },
+            {
+              group: ['**/native-host/**', '**/extension/**', '@nextai/native-host'],
+              message: 'The page agent imports only shared/ types.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['chrome', 'browser', 'process', 'Buffer', 'require'].map((name) => ({
+          name,
+          message: 'The page agent uses only the DOM.',
+        })),
+      ],
+    },
+  },
+  {
+    files: ['page/*.mjs'],
+    languageOptions: { globals: { ...globals.node } },
+  },
   {
     files: ['extension/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },

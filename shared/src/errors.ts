@@ -44,6 +44,17 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: -32041,
   NOT_FOUND: -32042,
   INVALID_ARGUMENT: -32043,
+
+  /** Browser tools (issue #7): what a model can act on when a page does not do what it expected. */
+  STALE_REF: -32060,
+  AMBIGUOUS_TARGET: -32061,
+  NOT_ACTIONABLE: -32062,
+  PAGE_NAVIGATED: -32063,
+  TAB_CLOSED: -32064,
+  RESTRICTED_PAGE: -32065,
+  TAB_NOT_GIVEN: -32066,
+  /** A sensitive page action whose target changed after the policy decided (needs a new decision). */
+  TARGET_CHANGED: -32067,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

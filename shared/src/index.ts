@@ -18,3 +18,4 @@ export { SYSTEM_INFO_CATEGORIES } from './tools/catalog-system.js';
 export * from './tools/handler-table.js';
 export * from './protocol/peers.js';
 export * from './policy/index.js';
+export * from './browser/page-ops.js';
