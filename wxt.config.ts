@@ -16,7 +16,22 @@ export default defineConfig({
     description: 'A local AI agent for your own computer: chat, approvals and desktop control.',
     version: VERSION,
     // activeTab: a right-click on a page gives the draft the tab's title as well as its URL.
-    permissions: ['nativeMessaging', 'storage', 'contextMenus', 'notifications', 'activeTab'],
+    // Browser tools (issue #7): scripting runs the page agent in tabs the agent opened or was
+    // given; tabs, webNavigation and webRequest (observe-only) follow their loading; declarative-
+    // NetRequest enforces the domain policy on every navigation of those tabs. No `debugger`.
+    permissions: [
+      'nativeMessaging',
+      'storage',
+      'contextMenus',
+      'notifications',
+      'activeTab',
+      'tabs',
+      'scripting',
+      'webNavigation',
+      'webRequest',
+      'declarativeNetRequest',
+    ],
+    host_permissions: ['<all_urls>'],
     action: { default_title: 'NextAI Agent' },
     // The emergency stop from the keyboard, wherever the focus is in the browser (issue #6).
     commands: {

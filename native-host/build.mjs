@@ -2,6 +2,11 @@
 // time matters, and a few bundled modules load much faster than hundreds of files.
 import { build } from 'esbuild';
 
+import { buildPageAgent } from '../page/build.mjs';
+
+// The page agent the headless browser injects, inlined so the CLI needs no file beside it.
+const pageAgent = await buildPageAgent();
+
 await build({
   entryPoints: { nextai: 'src/entry.ts' },
   outdir: 'dist',
@@ -18,7 +23,9 @@ await build({
   minify: true,
   // Native addons, web-tree-sitter (which finds its .wasm next to its own module), tesseract.js
   // (its worker and wasm) and the OCR language data load from node_modules at run time.
-  external: ['better-sqlite3', 'web-tree-sitter', 'node-pty', 'sharp', 'tesseract.js', '@tesseract.js-data/*'],
+  // playwright-core (the headless browser) loads its own files at run time.
+  external: ['better-sqlite3', 'web-tree-sitter', 'node-pty', 'sharp', 'tesseract.js', '@tesseract.js-data/*', 'playwright-core'],
+  define: { __NEXTAI_PAGE_AGENT__: JSON.stringify(pageAgent) },
   banner: {
     // Some bundled CommonJS dependencies call require(); give ESM output one.
     js: "import { createRequire as __nextaiCreateRequire } from 'node:module'; const require = __nextaiCreateRequire(import.meta.url);",

@@ -23,6 +23,23 @@ export async function buildPageAgent(outfile) {
   return text;
 }
 
+/** web_fetch's HTML conversion for Node (linkedom bundled in), imported as @nextai/page/html-convert. */
+export async function buildHtmlConvert() {
+  await build({
+    entryPoints: [new URL('./src/html-convert.ts', import.meta.url).pathname],
+    outfile: new URL('./dist/html-convert.js', import.meta.url).pathname,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    banner: {
+      js: "import { createRequire as __nextaiCreateRequire } from 'node:module'; const require = __nextaiCreateRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   await buildPageAgent(new URL('./dist/page-agent.js', import.meta.url).pathname);
+  await buildHtmlConvert();
 }

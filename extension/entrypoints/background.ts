@@ -5,7 +5,8 @@ import { VERSION, type DaemonEvent, type MessageTranslations } from '@nextai/sha
 
 import { showBadge } from '../lib/badge.js';
 import { detectBrowser } from '../lib/browser-family.js';
-import { implementedBrowserTools } from '../lib/browser-tools.js';
+import { implementedBrowserTools, runBrowserTool } from '../lib/browser-tools.js';
+import { startBrowserTools } from '../lib/browser/tab-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
 import { startBackgroundFeatures } from '../lib/background/features.js';
 import { PANEL_PORT_NAME, panelToBackgroundSchema, type BackgroundToPanel } from '../lib/panel-messages.js';
@@ -18,6 +19,8 @@ export default defineBackground({
   persistent: { firefox: true },
   main() {
     const browserName = detectBrowser(navigator);
+    // Navigation and request listeners are registered at start-up, as MV3 needs them to be.
+    startBrowserTools();
     const connection = new HostConnection({
       connectNative: (name) => browser.runtime.connectNative(name) as unknown as NativePort,
       disconnectReason: (port) =>
@@ -98,7 +101,7 @@ export default defineBackground({
     void browser.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true });
 
     // For end-to-end tests and `npm run bench`, which drive the real connection from this context.
-    Object.assign(globalThis, { nextaiBackground: { connection } });
+    Object.assign(globalThis, { nextaiBackground: { connection, runBrowserTool } });
 
     void connection.start();
   },

@@ -2,32 +2,48 @@ import {
   AppError,
   getTool,
   isUnavailable,
-  notImplementedYet,
   toAppError,
   describeZodError,
+  type BrowserCallContext,
   type ExtensionToolName,
   type HandlerTable,
   type ToolResult,
 } from '@nextai/shared';
 
-/** What a browser tool handler gets besides its input (grows with issue #7). */
-export interface BrowserToolContext {
-  callId: string;
-}
+import {
+  extractPage,
+  inspectTarget,
+  interact,
+  manageTabs,
+  navigate,
+  snapshot,
+  type BrowserToolContext,
+} from './browser/tab-tools.js';
 
-const inPage = (what: string) => notImplementedYet(7, what);
+export type { BrowserToolContext };
 
 /**
  * The tools that run in the extension, one entry each (a missing one fails the type check).
  * The daemon sends them here as `extension.tool_call` requests.
  */
 export const extensionHandlers = {
-  browser_navigate: inPage('Navigating tabs'),
-  browser_interact: inPage('Acting on pages'),
-  browser_extract: inPage('Reading pages'),
-  browser_snapshot: inPage('Page snapshots'),
-  browser_tabs: inPage('Managing tabs'),
+  browser_navigate: navigate,
+  browser_interact: interact,
+  browser_extract: extractPage,
+  browser_snapshot: snapshot,
+  browser_tabs: manageTabs,
 } satisfies HandlerTable<ExtensionToolName, BrowserToolContext>;
+
+/** `extension.inspect`: what a browser_interact call would act on, for the daemon's policy. */
+export async function inspectBrowserCall(
+  input: Record<string, unknown>,
+  callId: string,
+  call: BrowserCallContext | undefined,
+): Promise<Awaited<ReturnType<typeof inspectTarget>>> {
+  const parsed = getTool('browser_interact')!.input.safeParse(input);
+  if (!parsed.success) return { error: { code: 'INVALID_INPUT', message: describeZodError(parsed.error) } };
+  return inspectTarget(parsed.data as Parameters<typeof inspectTarget>[0], { callId, call });
+}
 
 /** Names of the browser tools this build can really run, announced to the daemon in `daemon.hello`. */
 export const implementedBrowserTools: string[] = Object.entries(extensionHandlers)
@@ -39,6 +55,7 @@ export async function runBrowserTool(
   name: string,
   input: Record<string, unknown>,
   callId: string,
+  call?: BrowserCallContext,
 ): Promise<ToolResult> {
   const started = performance.now();
   const duration = () => Math.round((performance.now() - started) * 100) / 100;
@@ -64,7 +81,7 @@ export async function runBrowserTool(
   }
   try {
     const handler = entry as (input: unknown, context: BrowserToolContext) => Promise<unknown>;
-    return { ok: true, output: await handler(parsed.data, { callId }), duration_ms: duration() };
+    return { ok: true, output: await handler(parsed.data, { callId, call }), duration_ms: duration() };
   } catch (error) {
     const appError = error instanceof AppError ? error : toAppError(error, 'TOOL_FAILED');
     return { ok: false, error: { code: appError.code, message: appError.message }, duration_ms: duration() };

@@ -14,7 +14,7 @@ import {
   type RequestOptions,
 } from '@nextai/shared';
 
-import { runBrowserTool } from './browser-tools.js';
+import { inspectBrowserCall, runBrowserTool } from './browser-tools.js';
 import { INITIAL_STATE, type ConnectionState } from './connection-state.js';
 
 /** The parts of a `runtime.Port` this module uses; tests pass a fake. */
@@ -135,7 +135,8 @@ export class HostConnection {
     const peer: DaemonClientPeer = createDaemonClientPeer({
       send: (message) => port.postMessage(message),
       handlers: {
-        'extension.tool_call': ({ name, input, call_id }) => runBrowserTool(name, input, call_id),
+        'extension.tool_call': ({ name, input, call_id, context }) => runBrowserTool(name, input, call_id, context),
+        'extension.inspect': ({ input, call_id, context }) => inspectBrowserCall(input, call_id, context),
       },
       notificationHandlers: {
         event: (event) => this.onDaemonEvent(event),

@@ -5,6 +5,7 @@ import { UI_LANGUAGES } from '@nextai/shared';
 import { pickLocale, translator, type Locale, type MessageKey, type Translate } from '../i18n.js';
 import type { RunDraft } from '../panel-messages.js';
 import type { DraftBox } from './drafts.js';
+import { agentTabs } from '../browser/agent-tabs.js';
 import type { BackgroundContext } from './features.js';
 
 /**
@@ -181,6 +182,12 @@ export function startContextMenu({ connection }: BackgroundContext, drafts: Draf
     const draft = draftFromClick(info, tab, t);
     if (!draft) return undefined;
     openPanel(tab);
+    // A right-click on a page gives the agent that tab: it may work there without asking again.
+    if (draft.context.tab_id !== undefined) {
+      agentTabs()
+        .give(draft.context.tab_id, 'context_menu')
+        .catch((error: unknown) => console.warn('NextAI: could not give the tab to the agent.', error));
+    }
     drafts.offer(draft);
     return draft;
   };

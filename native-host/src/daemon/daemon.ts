@@ -6,6 +6,13 @@ import path from 'node:path';
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } from '@nextai/shared';
 
 import { readModelConfig } from '../agent/model-config.js';
+import { readBrowserConfig } from '../browser/browser-config.js';
+import { findChromium } from '../browser/headless/chromium-path.js';
+import { HeadlessBrowser } from '../browser/headless/headless-browser.js';
+import { navigationRules } from '../browser/navigation-rules.js';
+import { readUploadFile } from '../browser/upload-file.js';
+import { DomainGuard } from '../policy/guards/domains.js';
+import { WebProvenance } from '../policy/web-provenance.js';
 import { isLocalEndpoint, priceOf } from '../agent/pricing.js';
 import { createProvider, selectProvider } from '../agent/providers/index.js';
 import { RunManager } from '../agent/run-manager.js';
@@ -86,6 +93,8 @@ export class Daemon {
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
   private readonly hostTools: HostToolSet;
+  /** The daemon's own headless browser for browser tools when no extension is connected (issue #7). */
+  private readonly headless: HeadlessBrowser | undefined;
   private stopping = false;
   private resolveStopped!: () => void;
 
@@ -134,6 +143,30 @@ export class Daemon {
       emit: (type, data) => events.append(type, data),
     };
     this.hostTools = createHostHandlers(hostServices);
+    const browserConfig = readBrowserConfig(paths.configFile, log);
+    const chromiumPath = findChromium(platform, browserConfig.executable_path, process.env);
+    let domainGuard: { security: unknown; guard: DomainGuard } | undefined;
+    const domains = () => {
+      const security = policy.current.config.security;
+      if (domainGuard?.security !== security) domainGuard = { security, guard: new DomainGuard(security) };
+      return domainGuard.guard;
+    };
+    this.headless = chromiumPath
+      ? new HeadlessBrowser({
+          executablePath: chromiumPath,
+          userDataDir: browserConfig.user_data_dir ?? path.join(paths.dataDir, 'browser', 'headless-profile'),
+          checkHost: (url) => domains().check(url),
+          log: log.child('headless'),
+        })
+      : undefined;
+    const runSteps = (runId: string) =>
+      this.runManager.runs
+        .steps(runId)
+        .filter((step) => step.kind === 'tool_call' && typeof step.intent.tool === 'string')
+        .map((step) => ({
+          tool: step.intent.tool as string,
+          output: (step.result as { output?: unknown } | null)?.output,
+        }));
     this.gateway = new ToolGateway({
       handlers: {
         ...this.hostTools.handlers,
@@ -153,6 +186,10 @@ export class Daemon {
       assess: (tool, input, grant) => assessInput(tool, input, assessEnv(policy.current.config.security), grant),
       notify,
       browserClients: () => [...this.connections].filter((connection) => connection.canRunBrowserTools()).reverse(),
+      headless: () => this.headless,
+      navigationRules: (grant) => navigationRules(policy.current.config.security, grant?.restrictions?.allowed_domains),
+      webProvenance: new WebProvenance(runSteps),
+      readUpload: (file) => readUploadFile(file, homeDir, platform, policy.current.config.security.max_file_size),
     });
     this.runManager = new RunManager({
       db,
@@ -183,9 +220,11 @@ export class Daemon {
       );
     });
     this.emergency = new EmergencyStop(db, {
-      abortRunningCalls: (reason) => {
+      abortRunningCalls: async (reason) => {
         this.runManager.pauseAll(`emergency stop: ${reason}`);
-        return this.gateway.abortAll(reason);
+        // Headless browsers close with the stop (DESIGN.md: emergency stop).
+        const [aborted] = await Promise.all([this.gateway.abortAll(reason), this.headless?.close()]);
+        return aborted;
       },
       cancelPendingApprovals: (reason) => {
         for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
@@ -379,6 +418,7 @@ export class Daemon {
     await this.runManager.shutdown();
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     await this.hostTools.dispose();
+    await this.headless?.close();
     const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.close();
     await serverClosed;

@@ -23,14 +23,21 @@ import {
   type ToolInfo,
   type ToolOutcome,
   type ToolResult,
+  type BrowserCallContext,
+  type NavigationRules,
+  type SensitiveTarget,
+  type UploadFile,
 } from '@nextai/shared';
 
+import type { BrowserBackend, InspectResult } from '../browser/backend.js';
+import { ExtensionBackend } from '../browser/backend.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
 import type { Assessment } from '../policy/assess.js';
 import { decide } from '../policy/decide.js';
 import { requiredLevel } from '../policy/permission-levels.js';
 import type { PolicyStore } from '../policy/policy-store.js';
+import type { WebProvenance } from '../policy/web-provenance.js';
 import { isUnavailable, type HostHandlers, type ToolContext } from '../tools/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
@@ -72,7 +79,25 @@ export interface ToolGatewayOptions {
   browserClients: () => ClientConnection[];
   /** How long a browser tool may take before the call gives up. */
   extensionTimeoutMs?: number;
+  /** The daemon's own headless browser, for when no extension is connected (issue #7). */
+  headless?: () => BrowserBackend | undefined;
+  /** The domain policy as navigation rules the browser enforces (redirects, clicked links). */
+  navigationRules?: (grant?: GrantedToolSet) => NavigationRules;
+  /** What web pages showed each run, to tell commands a page suggested. */
+  webProvenance?: WebProvenance;
+  /** Reads a file for browser_interact `upload`, once the policy allowed its path. */
+  readUpload?: (path: string) => UploadFile;
 }
+
+/** What the call does that a page may have asked for, or that touches the person's own tabs. */
+interface WebSignals {
+  webContent?: { reason: string } | undefined;
+  tabAccess?: { reason: string } | undefined;
+  sensitive?: SensitiveTarget | undefined;
+}
+
+/** browser_interact actions whose target the page is asked about before the policy decides. */
+const INSPECTED_ACTIONS = new Set(['click', 'press', 'fill', 'select', 'check', 'uncheck', 'upload']);
 
 type Availability = { available: true } | { available: false; reason: string };
 
@@ -173,7 +198,27 @@ export class ToolGateway {
       return finish(failure('INVALID_INPUT', message));
     }
     const input = parsed.data as Record<string, unknown>;
-    const evaluated = this.evaluate(tool, input, context);
+    let signals = this.webSignals(tool, input, context);
+    let evaluated = this.evaluate(tool, input, context, signals);
+    // A page action is described by the page before the decision: a sign-in or payment form, a
+    // "Send" button, a download. Nothing runs yet; a blocked call is not even looked at.
+    if (
+      tool.name === 'browser_interact' &&
+      evaluated.decision.action !== 'always_block' &&
+      INSPECTED_ACTIONS.has(String(input.action))
+    ) {
+      const inspected = await this.inspectTarget(input, callId, context);
+      if (inspected?.sensitive) {
+        signals = {
+          ...signals,
+          sensitive: inspected.sensitive,
+          webContent: {
+            reason: `${String(input.action)} ${inspected.sensitive.reason}${inspected.target ? ` — ${inspected.target}` : ''}`,
+          },
+        };
+        evaluated = this.evaluate(tool, input, context, signals);
+      }
+    }
     decision = evaluated.decision;
     audit({
       kind: 'decision',
@@ -276,7 +321,8 @@ export class ToolGateway {
     }
 
     const executed = performance.now();
-    const outcome = await this.execute(tool, input, callId, context);
+    const outcome = await this.execute(tool, input, callId, context, signals.sensitive);
+    if (outcome.ok && context.runId) this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
     audit({
       kind: 'execution',
       result: outcome.ok ? 'success' : 'failed',
@@ -316,10 +362,84 @@ export class ToolGateway {
     return tool;
   }
 
+  /**
+   * What the call's input shows without asking a page: a command (or app arguments, or typed
+   * lines) that a page this run read suggested, or a request for a tab the person opened.
+   */
+  private webSignals(tool: AnyTool, input: Record<string, unknown>, context: CallContext): WebSignals {
+    if (tool.name === 'browser_tabs' && input.action === 'attach') {
+      return {
+        tabAccess: { reason: 'lets the agent work in a tab you opened yourself (your own, maybe signed-in, page)' },
+      };
+    }
+    const provenance = this.options.webProvenance;
+    if (!provenance || !context.runId) return {};
+    const text =
+      tool.name === 'bash_execute'
+        ? String(input.command ?? '')
+        : tool.name === 'app_launch'
+          ? [input.name, ...(Array.isArray(input.args) ? input.args : [])].map(String).join(' ')
+          : tool.name === 'type_text' && /[\r\n]/.test(String(input.text ?? ''))
+            ? String(input.text)
+            : undefined;
+    if (text === undefined) return {};
+    const origin = provenance.match(context.runId, text);
+    if (origin) {
+      return { webContent: { reason: `runs a command that a web page this run read suggested ("${origin.excerpt}")` } };
+    }
+    if (
+      provenance.sawWeb(context.runId) &&
+      /(^|[\s'"=/])(~|\$HOME|\/home\/[^/\s]+|\/Users\/[^/\s]+)?\/?Downloads\//.test(text)
+    ) {
+      return { webContent: { reason: 'opens or runs something in Downloads, where web pages put what they download' } };
+    }
+    return {};
+  }
+
+  private async inspectTarget(
+    input: Record<string, unknown>,
+    callId: string,
+    context: CallContext,
+  ): Promise<InspectResult | undefined> {
+    const backend = this.browserBackend();
+    if (!backend) return undefined;
+    try {
+      return await backend.inspect(input, callId, this.browserContext(context, [], undefined));
+    } catch (error) {
+      // Without a description the call still runs with nothing sensitive approved: the page agent
+      // refuses a sensitive target itself (TARGET_CHANGED), so this fails closed.
+      this.options.log.warn('could not inspect the page before deciding', { error: (error as Error).message });
+      return undefined;
+    }
+  }
+
+  private browserContext(
+    context: CallContext,
+    allow: SensitiveTarget['kind'][],
+    file: UploadFile | undefined,
+  ): BrowserCallContext {
+    return {
+      ...(context.runId ? { run_id: context.runId } : {}),
+      allow_sensitive: allow,
+      ...(this.options.navigationRules ? { navigation: this.options.navigationRules(context.grant) } : {}),
+      ...(file ? { file } : {}),
+    };
+  }
+
+  /** The extension of the most recent browser that can run browser tools, else the headless browser. */
+  private browserBackend(): BrowserBackend | undefined {
+    const client = this.options
+      .browserClients()
+      .find((candidate) => candidate.info?.tools.some((name) => getTool(name)?.runsIn === 'extension'));
+    if (client) return new ExtensionBackend(client, this.options.extensionTimeoutMs ?? 120_000);
+    return this.options.headless?.();
+  }
+
   private evaluate(
     tool: AnyTool,
     input: Record<string, unknown>,
     context: CallContext,
+    signals: WebSignals = {},
   ): { decision: Decision; project: string } {
     const project = this.options.policy.project(context.project);
     const security = this.options.policy.current.config.security;
@@ -339,6 +459,8 @@ export class ToolGateway {
         ? { since: emergency.since ?? 'unknown time', reason: emergency.reason ?? 'no reason given' }
         : undefined,
       run,
+      webContent: signals.webContent,
+      tabAccess: signals.tabAccess,
     });
     return { decision, project: project.id };
   }
@@ -348,6 +470,7 @@ export class ToolGateway {
     input: Record<string, unknown>,
     callId: string,
     context: CallContext,
+    sensitive?: SensitiveTarget,
   ): Promise<ToolOutcome> {
     const controller = new AbortController();
     const onCancel = () => controller.abort(new AppError('DISCONNECTED', 'The caller went away.'));
@@ -356,7 +479,7 @@ export class ToolGateway {
       const output =
         tool.runsIn === 'host'
           ? await this.runOnHost(tool, input, controller.signal, callId, context.runId)
-          : await this.runInBrowser(tool, input, callId);
+          : await this.runInBrowser(tool, input, callId, context, sensitive, controller.signal);
       if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
       if (!checked.success) {
@@ -402,13 +525,16 @@ export class ToolGateway {
       return isUnavailable(entry) ? { available: false, reason: entry.unavailable } : { available: true };
     }
     const clients = this.options.browserClients();
+    if (clients.some((client) => client.info?.tools.includes(tool.name))) return { available: true };
+    if (this.options.headless?.()) return { available: true };
     if (clients.length === 0) {
-      return { available: false, reason: 'No browser with the NextAI extension is connected to run it.' };
+      return {
+        available: false,
+        reason:
+          'No browser with the NextAI extension is connected, and no Chrome or Chromium was found to browse headless (set browser.executable_path in config.json).',
+      };
     }
-    if (!clients.some((client) => client.info?.tools.includes(tool.name))) {
-      return { available: false, reason: 'The connected browser extension cannot run it yet (tracked in issue #7).' };
-    }
-    return { available: true };
+    return { available: false, reason: 'The connected browser extension cannot run it.' };
   }
 
   private async runOnHost(
@@ -435,21 +561,25 @@ export class ToolGateway {
     tool: Extract<AnyTool, { runsIn: 'extension' }>,
     input: Record<string, unknown>,
     callId: string,
+    context: CallContext,
+    sensitive: SensitiveTarget | undefined,
+    signal: AbortSignal,
   ): Promise<ToolOutcome> {
     if (!tool.platforms.includes(this.options.platform)) {
       return failure('UNAVAILABLE', `${tool.title} is not supported on ${this.options.platform}.`);
     }
-    const client = this.options.browserClients()[0];
-    if (!client) {
-      // TODO(#7): fall back to a headless browser driven from the daemon.
-      return failure('UNAVAILABLE', `${tool.title} needs a browser with the NextAI extension, and none is connected.`);
+    const availability = this.availability(tool);
+    if (!availability.available) return failure('UNAVAILABLE', availability.reason);
+    const backend = this.browserBackend();
+    if (!backend) return failure('UNAVAILABLE', `${tool.title} needs a browser, and none is connected.`);
+    let file: UploadFile | undefined;
+    if (tool.name === 'browser_interact' && input.action === 'upload' && typeof input.value === 'string') {
+      if (!this.options.readUpload) return failure('UNAVAILABLE', 'Uploading files is not available here.');
+      file = this.options.readUpload(input.value);
     }
-    const result = await client.peer.request(
-      'extension.tool_call',
-      { name: tool.name, input, call_id: callId },
-      { timeoutMs: this.options.extensionTimeoutMs ?? 120_000 },
-    );
-    return result.ok ? { ok: true, output: result.output } : { ok: false, error: result.error };
+    // Only the sensitive kind the person just approved is let through; the page refuses any other.
+    const allow = sensitive ? [sensitive.kind] : [];
+    return backend.call(tool.name, input, callId, this.browserContext(context, allow, file), signal);
   }
 }
 

@@ -41,6 +41,14 @@ export interface DecisionInput {
   emergencyStop?: { since: string; reason: string } | undefined;
   /** Present when the call belongs to an agent run. */
   run?: { approvedForRun: boolean; denials: { consecutive: number; total: number } } | undefined;
+  /**
+   * What the call does that a web page may have asked for (submitting a credential or payment
+   * form, sending a message, downloading, running a command a page showed): a person approves
+   * each such call, whatever the template (issue #7).
+   */
+  webContent?: { reason: string } | undefined;
+  /** The call lets the agent into a tab the person opened themselves: they approve each time. */
+  tabAccess?: { reason: string } | undefined;
 }
 
 /** Denials in a row, or in all, after which a run stops acting on its own (issue #3). */
@@ -224,7 +232,17 @@ export function decide(input: DecisionInput): Decision {
     );
   }
 
-  // 5. A run that keeps being told no stops acting on its own.
+  // 5. What pages may have asked for, and the person's own tabs: a person approves every call,
+  //    in every mode and template (deny still beats it: a blocked call stays blocked).
+  const personal = input.webContent ?? input.tabAccess;
+  if (input.webContent) {
+    tighten('require_approval', 'web_content', `This ${input.webContent.reason}: a person approves every such action.`);
+  }
+  if (input.tabAccess) {
+    tighten('require_approval', 'tab_access', `This ${input.tabAccess.reason}: you decide each time.`);
+  }
+
+  // 6. A run that keeps being told no stops acting on its own.
   const denials = input.run?.denials;
   const tripped =
     denials !== undefined && (denials.consecutive >= BREAKER_CONSECUTIVE || denials.total >= BREAKER_TOTAL);
@@ -242,8 +260,8 @@ export function decide(input: DecisionInput): Decision {
     tighten('require_approval', 'circuit_breaker', why);
   }
 
-  // 6. "Approve for the rest of this run" — never for per-call approvals or a tripped breaker.
-  if (action === 'require_approval' && input.run?.approvedForRun && !perCall && !tripped) {
+  // 7. "Approve for the rest of this run" — never for per-call approvals or a tripped breaker.
+  if (action === 'require_approval' && input.run?.approvedForRun && !perCall && !personal && !tripped) {
     action = 'auto_approve';
     layer = 'run_approval';
     reason = say(
@@ -252,7 +270,7 @@ export function decide(input: DecisionInput): Decision {
     );
     trail.push({ layer, action, reason: reason.en });
   }
-  return finish(action, layer, reason, perCall);
+  return finish(action, layer, reason, perCall || personal !== undefined);
 }
 
 /** "The project "x" (Development template)", in each language. */

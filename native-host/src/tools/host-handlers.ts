@@ -5,7 +5,8 @@ import { createScreenHandlers } from './screen/index.js';
 import { createSystemHandlers } from './system/index.js';
 import { systemInfoHandler } from './system-info.js';
 import { createTerminalHandlers } from './terminal/index.js';
-import { notImplementedYet, type HandlerGroup, type HostHandlers, type HostServices } from './types.js';
+import { webFetch } from './web/fetch.js';
+import { type HandlerGroup, type HostHandlers, type HostServices } from './types.js';
 
 /** The host's tools with what they share, and how to end what they keep running. */
 export interface HostToolSet {
@@ -41,7 +42,7 @@ export function createHostHandlers(services: HostServices): HostToolSet {
     // RunManager's handlers. Host tools built without a daemon (tests, benches) lack them.
     ask_user: { unavailable: 'Asking the person belongs to agent runs, which need the daemon.' },
     todo_write: { unavailable: 'The plan tool belongs to agent runs, which need the daemon.' },
-    web_fetch: notImplementedYet(7, 'Fetching web pages'),
+    web_fetch: (input, context) => webFetch(input, context, services),
   } satisfies HostHandlers;
   return {
     handlers,

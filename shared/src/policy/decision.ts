@@ -16,6 +16,8 @@ export const DECISION_LAYERS = [
   'prompt_rules',
   'grant_overrides',
   'sensitive_operation',
+  'web_content',
+  'tab_access',
   'circuit_breaker',
   'run_approval',
 ] as const;
@@ -33,6 +35,8 @@ export const DECISION_LAYER_TITLES: Record<DecisionLayer, { en: string; 'zh-CN':
   prompt_rules: { en: 'Rules from the instructions', 'zh-CN': '提示词规则' },
   grant_overrides: { en: 'Task approval rules', 'zh-CN': '任务审批规则' },
   sensitive_operation: { en: 'Sensitive operation', 'zh-CN': '敏感操作' },
+  web_content: { en: 'Prompted by web content', 'zh-CN': '网页内容触发' },
+  tab_access: { en: "Working in the person's tab", 'zh-CN': '使用用户的标签页' },
   circuit_breaker: { en: 'Repeated denials', 'zh-CN': '连续拒绝' },
   run_approval: { en: 'Approved for this run', 'zh-CN': '本次运行已批准' },
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { SENSITIVE_KINDS } from '../browser/page-ops.js';
 import { BLOB_SLICE_BYTES } from '../constants.js';
 import { errorCodeSchema } from '../errors.js';
 import { messageTranslationsSchema } from '../i18n.js';
@@ -346,11 +347,55 @@ export const DAEMON_METHODS = {
   ...SCHEDULE_METHODS,
 } as const satisfies MethodTable;
 
+/** Navigation rules compiled from the domain policy, enforced by the browser on every navigation. */
+export const navigationRulesSchema = z.object({
+  /** Changes whenever the rules do, so a browser re-installs them only then. */
+  version: z.string(),
+  /** URL regular expressions (RE2 syntax) of addresses never to open. */
+  block: z.array(z.string()),
+  /** When set, only addresses matching one of these may open. */
+  allow_only: z.array(z.string()).optional(),
+});
+export type NavigationRules = z.infer<typeof navigationRulesSchema>;
+
+export const browserCallContextSchema = z.object({
+  /** Keeps each run in its own working tab. */
+  run_id: z.string().optional(),
+  /** Sensitive page actions the person approved for this call (see SENSITIVE_KINDS). */
+  allow_sensitive: z.array(z.enum(SENSITIVE_KINDS)).default([]),
+  navigation: navigationRulesSchema.optional(),
+  /** The file of an `upload`, read by the daemon after the policy allowed its path. */
+  file: z.object({ name: z.string(), mime_type: z.string(), data_base64: z.string() }).optional(),
+});
+export type BrowserCallContext = z.infer<typeof browserCallContextSchema>;
+
 /** Requests the daemon sends to a client that declared the capability. */
 export const CLIENT_METHODS = {
   'extension.tool_call': {
-    params: z.object({ name: z.string(), input: z.record(z.string(), z.unknown()), call_id: z.string() }),
+    params: z.object({
+      name: z.string(),
+      input: z.record(z.string(), z.unknown()),
+      call_id: z.string(),
+      /** What the daemon's policy settled for this call (issue #7); absent from older daemons. */
+      context: browserCallContextSchema.optional(),
+    }),
     result: toolResultSchema,
+  },
+  /**
+   * What a browser_interact call would act on, asked before the policy decides: the element as a
+   * snapshot names it, and whether the action is one a person must always approve.
+   */
+  'extension.inspect': {
+    params: z.object({
+      input: z.record(z.string(), z.unknown()),
+      call_id: z.string(),
+      context: browserCallContextSchema.optional(),
+    }),
+    result: z.object({
+      target: z.string().optional(),
+      sensitive: z.object({ kind: z.enum(SENSITIVE_KINDS), reason: z.string() }).optional(),
+      error: z.object({ code: z.string(), message: z.string() }).optional(),
+    }),
   },
 } as const satisfies MethodTable;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { actionResultSchema } from './common-schemas.js';
+import { EXTRACT_TYPES, INTERACT_ACTIONS } from '../browser/page-ops.js';
 import { ALL_PLATFORMS, defineTool } from './define-tool.js';
 
 const tabIdSchema = z.number().int().optional().describe('Tab to act in; the tab the agent is working in when omitted');
@@ -10,12 +10,17 @@ const tabSchema = z.object({
   url: z.string(),
   title: z.string(),
   active: z.boolean(),
+  /** The agent opened it or was given it, so it may act in it. */
+  agent: z.boolean().optional(),
 });
+
+const cursorSchema = z.string().optional().describe('Continuation cursor from a previous result');
 
 export const browserNavigate = defineTool({
   name: 'browser_navigate',
   title: 'Open a page',
-  description: 'Navigate the working tab to a URL (or go back, forward, reload) and wait for it to load.',
+  description:
+    'Navigate the working tab to a URL (or go back, forward, reload) and wait for it to load. Opens a new tab when the agent has none. Sites blocked by the domain policy cannot be opened, also not through redirects or links.',
   category: 'browser',
   risk: 'medium',
   effect: 'write',
@@ -41,7 +46,7 @@ export const browserInteract = defineTool({
   name: 'browser_interact',
   title: 'Act on a page',
   description:
-    'Click, fill, select, hover, scroll, press keys, check or uncheck, or upload a file on the page. Address the element by `ref` from browser_snapshot, or by `selector` (a CSS selector or its visible text).',
+    'Click, fill, select, hover, scroll, press keys (value: "Enter", "Tab", "Control+a"), check or uncheck, or upload a file (value: its path) on the page. Address the element by `ref` from browser_snapshot, or by `selector` (a CSS selector or its visible text). Waits for the page to settle and says whether it navigated. Submitting sign-in or payment forms, sending messages and downloading files always ask the person first.',
   category: 'browser',
   risk: 'medium',
   effect: 'write',
@@ -49,14 +54,29 @@ export const browserInteract = defineTool({
   runsIn: 'extension',
   input: z
     .object({
-      action: z.enum(['click', 'fill', 'select', 'hover', 'scroll', 'press', 'check', 'uncheck', 'upload']),
+      action: z.enum(INTERACT_ACTIONS),
       ref: z.string().optional().describe('Element ref from the latest browser_snapshot'),
       selector: z.string().optional().describe('CSS selector or visible text'),
-      value: z.string().optional().describe('Text to fill, option to select, keys to press or file path to upload'),
+      value: z
+        .string()
+        .optional()
+        .describe(
+          'Text to fill, option to select, key to press, scroll direction (up, down, top, bottom) or file path to upload',
+        ),
       tab_id: tabIdSchema,
     })
     .strict(),
-  output: actionResultSchema,
+  output: z.object({
+    success: z.boolean(),
+    message: z.string().optional(),
+    url: z.string().optional(),
+    title: z.string().optional(),
+    tab_id: z.number().int().optional(),
+    /** The action made the tab load another page. */
+    navigated: z.boolean().optional(),
+    /** How long the page took to settle after the action, in milliseconds. */
+    settled_ms: z.number().optional(),
+  }),
 });
 
 export const browserExtract = defineTool({
@@ -71,19 +91,23 @@ export const browserExtract = defineTool({
   runsIn: 'extension',
   input: z
     .object({
-      type: z.enum(['text', 'html', 'markdown', 'screenshot', 'links', 'tables']),
+      type: z.enum([...EXTRACT_TYPES, 'screenshot']),
       selector: z.string().optional(),
       full_page: z.boolean().default(false).describe('Screenshot the whole page, not only the visible area'),
-      cursor: z.string().optional().describe('Continuation cursor from a previous result'),
+      cursor: cursorSchema,
       tab_id: tabIdSchema,
     })
     .strict(),
   output: z.object({
-    type: z.enum(['text', 'html', 'markdown', 'screenshot', 'links', 'tables']),
+    type: z.enum([...EXTRACT_TYPES, 'screenshot']),
+    url: z.string().optional(),
+    tab_id: z.number().int().optional(),
     content: z.string().optional(),
     links: z.array(z.object({ text: z.string(), href: z.string() })).optional(),
     tables: z.array(z.array(z.array(z.string()))).optional(),
     image: z.string().optional(),
+    /** Text the page holds but a person cannot see (white on white, off-screen…), with why: a sign of prompt injection. */
+    hidden_text: z.array(z.string()).optional(),
     next_cursor: z.string().optional(),
   }),
 });
@@ -92,25 +116,27 @@ export const browserSnapshot = defineTool({
   name: 'browser_snapshot',
   title: 'Look at a page',
   description:
-    'A compact text view of the page: interactive elements with short refs (use them with browser_interact), their names, values and states, and the visible text structure. Marks what changed since the previous snapshot.',
+    'A compact text view of the page: interactive elements with short refs like [e5] (use them with browser_interact), their names, values and states, inline with the visible text; headings as #, lists as -, tables as | rows |; dialogs, forms and frames indented. Lines new since the previous snapshot start with +; text hidden from the person is flagged ⚠hidden. Refs stay valid until the page removes the element or navigates.',
   category: 'browser',
   risk: 'low',
   effect: 'read',
   platforms: ALL_PLATFORMS,
   runsIn: 'extension',
-  input: z.object({ tab_id: tabIdSchema }).strict(),
+  input: z.object({ tab_id: tabIdSchema, cursor: cursorSchema }).strict(),
   output: z.object({
     snapshot: z.string(),
     url: z.string(),
     title: z.string(),
     tab_id: z.number().int(),
+    next_cursor: z.string().optional(),
   }),
 });
 
 export const browserTabs = defineTool({
   name: 'browser_tabs',
   title: 'Manage tabs',
-  description: 'List, open, switch to or close browser tabs. The agent works only in tabs it opened or was given.',
+  description:
+    "List, open, switch to or close browser tabs. The agent works only in tabs it opened or was given (the person's right-click on a page gives it that tab). `attach` asks the person to let the agent work in a tab they opened themselves (the active one, or tab_id): use it only when they asked you to work on their page.",
   category: 'browser',
   risk: 'medium',
   effect: 'write',
@@ -118,8 +144,8 @@ export const browserTabs = defineTool({
   runsIn: 'extension',
   input: z
     .object({
-      action: z.enum(['list', 'open', 'switch', 'close']),
-      tab_id: z.number().int().optional().describe('Tab to switch to or close'),
+      action: z.enum(['list', 'open', 'switch', 'close', 'attach']),
+      tab_id: z.number().int().optional().describe('Tab to switch to, close or attach'),
       url: z.string().optional().describe('URL to open'),
     })
     .strict(),

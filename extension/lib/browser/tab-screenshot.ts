@@ -1,0 +1,114 @@
+import { browser } from 'wxt/browser';
+
+import { AppError, type MetricsValue } from '@nextai/shared';
+
+import { callPage } from './page-channel.js';
+
+/** DESIGN.md §3: long edge ≤ 1568 px and ≤ ~1.15 megapixels, JPEG quality 80. */
+const MAX_EDGE = 1568;
+const MAX_PIXELS = 1_150_000;
+/** A full-page capture stops after this many screens (very long pages are cut, and it says so). */
+const MAX_SCREENS = 12;
+/** Chromium allows two captureVisibleTab calls per second (MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND). */
+const CAPTURE_INTERVAL_MS = 520;
+
+export interface TabShot {
+  image: string;
+  width: number;
+  height: number;
+  note: string;
+}
+
+/**
+ * A screenshot of a tab: the visible area with captureVisibleTab, or the whole page stitched from
+ * scrolled captures. Not CDP: the `debugger` permission would put a "being debugged" bar on the
+ * person's own browser and give the extension full control of every tab — too much for this.
+ * Stitching repeats nothing fixed: fixed and sticky elements are hidden after the first screen.
+ */
+export async function screenshotTab(tabId: number, windowId: number, url: string, fullPage: boolean): Promise<TabShot> {
+  const tab = await browser.tabs.get(tabId);
+  if (!tab.active) {
+    // captureVisibleTab shows what a window displays: the agent's tab comes to the front first.
+    await browser.tabs.update(tabId, { active: true });
+  }
+  if (!fullPage) {
+    const dataUrl = await capture(windowId);
+    const bitmap = await bitmapOf(dataUrl);
+    const shot = await encode([{ bitmap, y: 0 }], bitmap.width, bitmap.height);
+    return { ...shot, note: 'visible area' };
+  }
+  const metrics = await pageValue<MetricsValue>(tabId, { op: 'metrics' }, url);
+  const screens = Math.min(MAX_SCREENS, Math.ceil(metrics.scroll_height / metrics.viewport_height));
+  const pieces: { bitmap: ImageBitmap; y: number }[] = [];
+  let scale = 1;
+  let lastCapture = 0;
+  try {
+    for (let screen = 0; screen < screens; screen += 1) {
+      const target = screen * metrics.viewport_height;
+      const moved = await pageValue<{ scroll_y: number }>(tabId, { op: 'scroll_to', y: target }, url);
+      if (screen === 1) await pageValue(tabId, { op: 'hide_fixed', hide: true }, url);
+      const wait = lastCapture + CAPTURE_INTERVAL_MS - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const bitmap = await bitmapOf(await capture(windowId));
+      lastCapture = performance.now();
+      scale = bitmap.width / metrics.viewport_width;
+      pieces.push({ bitmap, y: Math.round(moved.scroll_y * scale) });
+    }
+  } finally {
+    await pageValue(tabId, { op: 'hide_fixed', hide: false }, url);
+    await pageValue(tabId, { op: 'scroll_to', y: metrics.scroll_y }, url);
+  }
+  const last = pieces[pieces.length - 1];
+  const height = last ? last.y + last.bitmap.height : 0;
+  const width = pieces[0]?.bitmap.width ?? 0;
+  const shot = await encode(pieces, width, height);
+  const cut = screens * metrics.viewport_height < metrics.scroll_height;
+  return { ...shot, note: cut ? `the first ${screens} screens of a longer page` : 'whole page' };
+}
+
+async function pageValue<T>(tabId: number, request: Parameters<typeof callPage>[1], url: string): Promise<T> {
+  const reply = await callPage<T>(tabId, request, url);
+  if (!reply.ok) throw new AppError('TOOL_FAILED', reply.error.message);
+  return reply.value;
+}
+
+async function capture(windowId: number): Promise<string> {
+  try {
+    return await browser.tabs.captureVisibleTab(windowId, { format: 'png' });
+  } catch (error) {
+    throw new AppError('TOOL_FAILED', `The browser refused the screenshot: ${(error as Error).message}`);
+  }
+}
+
+async function bitmapOf(dataUrl: string): Promise<ImageBitmap> {
+  const blob = await (await fetch(dataUrl)).blob();
+  return createImageBitmap(blob);
+}
+
+async function encode(
+  pieces: { bitmap: ImageBitmap; y: number }[],
+  width: number,
+  height: number,
+): Promise<Omit<TabShot, 'note'>> {
+  const factor = Math.min(1, MAX_EDGE / Math.max(width, height), Math.sqrt(MAX_PIXELS / (width * height)));
+  const outWidth = Math.max(1, Math.round(width * factor));
+  const outHeight = Math.max(1, Math.round(height * factor));
+  const canvas = new OffscreenCanvas(outWidth, outHeight);
+  const context = canvas.getContext('2d');
+  if (!context) throw new AppError('TOOL_FAILED', 'The browser has no 2D canvas for the screenshot.');
+  for (const { bitmap, y } of pieces) {
+    context.drawImage(
+      bitmap,
+      0,
+      Math.round(y * factor),
+      Math.round(bitmap.width * factor),
+      Math.round(bitmap.height * factor),
+    );
+    bitmap.close();
+  }
+  const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.8 });
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { image: btoa(binary), width: outWidth, height: outHeight };
+}

@@ -1,0 +1,409 @@
+import { browser, type Browser } from 'wxt/browser';
+
+import {
+  AppError,
+  type ActValue,
+  type BrowserCallContext,
+  type ExtractValue,
+  type InspectValue,
+  type PageReply,
+  type PageRequest,
+  type SettleValue,
+  type SnapshotValue,
+  type ToolInput,
+  type ToolOutput,
+} from '@nextai/shared';
+
+import { agentTabs, DIRECT_CALLS, type AgentTabs } from './agent-tabs.js';
+import { NavigationGuard } from './navigation-guard.js';
+import { callPage, restrictedReason } from './page-channel.js';
+import { TabActivity, type NavigationEvent } from './tab-activity.js';
+import { screenshotTab } from './tab-screenshot.js';
+
+/** What a browser tool handler gets besides its input. */
+export interface BrowserToolContext {
+  callId: string;
+  call?: BrowserCallContext | undefined;
+}
+
+const SETTLE_TIMEOUT_MS = 5000;
+const NAVIGATION_TIMEOUT_MS = 15_000;
+
+interface Services {
+  tabs: AgentTabs;
+  activity: TabActivity;
+  guard: NavigationGuard;
+  /** The document id of each tab's latest snapshot: refs from an older document are stale. */
+  snapshotDoc: Map<number, string>;
+}
+
+let services: Services | undefined;
+
+/** Built on first use, in the background only (the listeners must live in the service worker). */
+function tools(): Services {
+  if (!services) {
+    const tabs = agentTabs();
+    services = { tabs, activity: new TabActivity(), guard: new NavigationGuard(tabs), snapshotDoc: new Map() };
+  }
+  return services;
+}
+
+/** Registers the background's listeners at start-up, as MV3 wants for events to wake it. */
+export function startBrowserTools(): void {
+  tools();
+}
+
+function runKey(context: BrowserToolContext): string {
+  return context.call?.run_id ?? DIRECT_CALLS;
+}
+
+async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
+  try {
+    return await browser.tabs.get(tabId);
+  } catch {
+    throw new AppError(
+      'TAB_CLOSED',
+      `Tab ${tabId} does not exist any more (it was closed, maybe by the person). List the tabs with browser_tabs.`,
+    );
+  }
+}
+
+/** The tab a call works in: the one named (if the agent may use it), else the run's working tab. */
+async function workingTab(
+  tabId: number | undefined,
+  context: BrowserToolContext,
+): Promise<Browser.tabs.Tab | undefined> {
+  const { tabs } = tools();
+  if (tabId !== undefined) {
+    const tab = await getTab(tabId);
+    if (!(await tabs.allowed(tabId))) {
+      throw new AppError(
+        'TAB_NOT_GIVEN',
+        `Tab ${tabId} ("${tab.title ?? ''}") is one the person opened themselves; the agent works only in tabs it opened or was given. If the person asked you to work on it, call browser_tabs with action "attach" and tab_id ${tabId} — they will be asked.`,
+      );
+    }
+    await tabs.setWorking(runKey(context), tabId);
+    return tab;
+  }
+  const working = await tabs.working(runKey(context));
+  if (working === undefined) return undefined;
+  try {
+    return await browser.tabs.get(working);
+  } catch {
+    throw new AppError(
+      'TAB_CLOSED',
+      `The agent's tab ${working} was closed (maybe by the person). Open a page with browser_navigate.`,
+    );
+  }
+}
+
+async function requireTab(
+  tabId: number | undefined,
+  context: BrowserToolContext,
+): Promise<Browser.tabs.Tab & { id: number }> {
+  const tab = await workingTab(tabId, context);
+  if (!tab || tab.id === undefined) {
+    throw new AppError(
+      'NOT_FOUND',
+      'The agent has no tab to work in yet. Open a page with browser_navigate (or browser_tabs "open").',
+    );
+  }
+  return tab as Browser.tabs.Tab & { id: number };
+}
+
+async function page<T>(
+  tab: Browser.tabs.Tab & { id: number },
+  request: PageRequest,
+): Promise<PageReply<T> & { ok: true }> {
+  const reply = await callPage<T>(tab.id, request, tab.url);
+  if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
+  return reply;
+}
+
+function blockedNavigation(events: NavigationEvent[]): NavigationEvent | undefined {
+  return events.find((event) => event.kind === 'error' && /ERR_BLOCKED_BY_CLIENT/.test(event.error ?? ''));
+}
+
+function navigationError(event: NavigationEvent): AppError {
+  if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '')) {
+    return new AppError(
+      'POLICY_BLOCKED',
+      `The tab was stopped from opening ${event.url}: NextAI's domain policy blocks that site (the policy holds for redirects and clicked links too). Go back (browser_navigate "back") or choose another site.`,
+    );
+  }
+  if (/ERR_ABORTED/.test(event.error ?? '')) {
+    return new AppError('PAGE_NAVIGATED', `Loading ${event.url} was interrupted by another navigation.`);
+  }
+  return new AppError('TOOL_FAILED', `${event.url} could not be loaded (${event.error ?? 'unknown error'}).`);
+}
+
+async function navigateTab(
+  tab: Browser.tabs.Tab & { id: number },
+  start: () => Promise<unknown>,
+  waitUntil: 'load' | 'domcontentloaded' | 'networkidle',
+  timeoutMs: number,
+): Promise<ToolOutput<'browser_navigate'>> {
+  const { activity } = tools();
+  const since = activity.now();
+  try {
+    await start();
+  } catch (error) {
+    throw new AppError('TOOL_FAILED', `The browser could not navigate: ${(error as Error).message}`);
+  }
+  const event = await activity.loaded(tab.id, since, waitUntil, timeoutMs);
+  const blocked = blockedNavigation(activity.since(tab.id, since));
+  if (blocked) throw navigationError(blocked);
+  if (event?.kind === 'error') throw navigationError(event);
+  const now = await getTab(tab.id);
+  if (!event) {
+    throw new AppError(
+      'TIMEOUT',
+      `${now.url ?? 'The page'} did not finish loading within ${timeoutMs} ms; what has loaded is in the tab (take a browser_snapshot).`,
+    );
+  }
+  return { url: now.url ?? event.url, title: now.title ?? '', tab_id: tab.id };
+}
+
+
+export async function navigate(
+  input: ToolInput<'browser_navigate'>,
+  context: BrowserToolContext,
+): Promise<ToolOutput<'browser_navigate'>> {
+  const { tabs, guard } = tools();
+  await guard.update(context.call?.navigation);
+  let tab = await workingTab(input.tab_id, context);
+  const special = input.url === 'back' || input.url === 'forward' || input.url === 'reload';
+  if (!tab) {
+    if (special)
+      throw new AppError('NOT_FOUND', 'The agent has no tab yet, so there is nothing to go back, forward or reload.');
+    const created = await browser.tabs.create({ url: 'about:blank', active: true });
+    if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
+    await tabs.give(created.id, 'opened', runKey(context));
+    tab = created;
+  }
+  // The rules for this tab are in place before it goes anywhere.
+  await guard.update(context.call?.navigation);
+  const target = tab as Browser.tabs.Tab & { id: number };
+  const restricted = special ? undefined : restrictedReason(input.url);
+  if (restricted) throw new AppError('RESTRICTED_PAGE', restricted);
+  tools().snapshotDoc.delete(target.id);
+  const start =
+    input.url === 'back'
+      ? () => browser.tabs.goBack(target.id)
+      : input.url === 'forward'
+        ? () => browser.tabs.goForward(target.id)
+        : input.url === 'reload'
+          ? () => browser.tabs.reload(target.id)
+          : () => browser.tabs.update(target.id, { url: withScheme(input.url) });
+  return navigateTab(target, start, input.wait_until, input.timeout);
+}
+
+function withScheme(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:(?!\d)/i.test(url) ? url : `https://${url}`;
+}
+
+export async function manageTabs(
+  input: ToolInput<'browser_tabs'>,
+  context: BrowserToolContext,
+): Promise<ToolOutput<'browser_tabs'>> {
+  const { tabs, guard } = tools();
+  const list = async () => {
+    const allowed = new Set(await tabs.ids());
+    const all = await browser.tabs.query({});
+    return all
+      .filter((tab) => tab.id !== undefined)
+      .map((tab) => ({
+        tab_id: tab.id as number,
+        url: tab.url ?? '',
+        title: tab.title ?? '',
+        active: tab.active,
+        agent: allowed.has(tab.id as number),
+      }));
+  };
+  switch (input.action) {
+    case 'list':
+      return { tabs: await list() };
+    case 'open': {
+      await guard.update(context.call?.navigation);
+      const created = await browser.tabs.create({ url: 'about:blank', active: true });
+      if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
+      await tabs.give(created.id, 'opened', runKey(context));
+      await guard.update(context.call?.navigation);
+      if (input.url) {
+        const restricted = restrictedReason(input.url);
+        if (restricted) throw new AppError('RESTRICTED_PAGE', restricted);
+        const target = created as Browser.tabs.Tab & { id: number };
+        await navigateTab(
+          target,
+          () => browser.tabs.update(target.id, { url: withScheme(input.url!) }),
+          'load',
+          30_000,
+        );
+      }
+      return { tabs: await list(), tab_id: created.id };
+    }
+    case 'switch': {
+      if (input.tab_id === undefined) throw new AppError('INVALID_INPUT', 'switch needs tab_id.');
+      const tab = await requireTab(input.tab_id, context);
+      await browser.tabs.update(tab.id, { active: true });
+      return { tabs: await list(), tab_id: tab.id };
+    }
+    case 'close': {
+      const tab = await requireTab(input.tab_id, context);
+      await browser.tabs.remove(tab.id);
+      return { tabs: await list(), tab_id: tab.id };
+    }
+    case 'attach': {
+      // The policy asked the person before this call got here (layer "tab_access").
+      const tab =
+        input.tab_id !== undefined
+          ? await getTab(input.tab_id)
+          : (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0];
+      if (!tab?.id) throw new AppError('NOT_FOUND', 'There is no active tab to attach to.');
+      await tabs.give(tab.id, 'attached', runKey(context));
+      await guard.update(context.call?.navigation);
+      return { tabs: await list(), tab_id: tab.id };
+    }
+  }
+}
+
+export async function snapshot(
+  input: ToolInput<'browser_snapshot'>,
+  context: BrowserToolContext,
+): Promise<ToolOutput<'browser_snapshot'>> {
+  const tab = await requireTab(input.tab_id, context);
+  const reply = await page<SnapshotValue>(tab, { op: 'snapshot', cursor: input.cursor });
+  tools().snapshotDoc.set(tab.id, reply.doc);
+  return {
+    snapshot: reply.value.snapshot,
+    url: reply.url,
+    title: reply.title,
+    tab_id: tab.id,
+    ...(reply.value.next_cursor ? { next_cursor: reply.value.next_cursor } : {}),
+  };
+}
+
+export async function extractPage(
+  input: ToolInput<'browser_extract'>,
+  context: BrowserToolContext,
+): Promise<ToolOutput<'browser_extract'>> {
+  const tab = await requireTab(input.tab_id, context);
+  if (input.type === 'screenshot') {
+    const shot = await screenshotTab(tab.id, tab.windowId, tab.url ?? '', input.full_page);
+    return {
+      type: 'screenshot',
+      url: tab.url ?? '',
+      tab_id: tab.id,
+      image: shot.image,
+      content: `${shot.width}×${shot.height} JPEG of the ${shot.note}`,
+    };
+  }
+  const reply = await page<ExtractValue>(tab, {
+    op: 'extract',
+    type: input.type,
+    selector: input.selector,
+    cursor: input.cursor,
+  });
+  return { type: input.type, url: reply.url, tab_id: tab.id, ...reply.value };
+}
+
+export async function interact(
+  input: ToolInput<'browser_interact'>,
+  context: BrowserToolContext,
+): Promise<ToolOutput<'browser_interact'>> {
+  const { activity, guard } = tools();
+  await guard.update(context.call?.navigation);
+  const tab = await requireTab(input.tab_id, context);
+  const since = activity.now();
+  const reply = await page<ActValue>(tab, {
+    op: 'act',
+    action: input.action,
+    ref: input.ref,
+    selector: input.selector,
+    value: input.value,
+    file: context.call?.file,
+    allow_sensitive: context.call?.allow_sensitive ?? [],
+    expect_doc: tools().snapshotDoc.get(tab.id),
+  });
+  const started = performance.now();
+  const navigated = await settleAfter(tab, since);
+  const now = await getTab(tab.id);
+  return {
+    success: true,
+    message: navigated ? `${reply.value.message} The tab went to ${now.url ?? 'another page'}.` : reply.value.message,
+    url: now.url ?? reply.url,
+    title: now.title ?? reply.title,
+    tab_id: tab.id,
+    navigated,
+    settled_ms: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Waits until the tab settles after an action — no request in flight for a moment and the DOM
+ * quiet, checked again after each quiet window (webRequest reports a request a little after the
+ * action started it); true when the tab loaded another page meanwhile.
+ */
+async function settleAfter(tab: Browser.tabs.Tab & { id: number }, since: number): Promise<boolean> {
+  const { activity } = tools();
+  const navigating = () => activity.since(tab.id, since).some((event) => event.kind === 'before');
+  const deadline = performance.now() + SETTLE_TIMEOUT_MS;
+  for (let round = 0; performance.now() < deadline; round += 1) {
+    if (navigating()) {
+      await activity.loaded(tab.id, since, 'load', NAVIGATION_TIMEOUT_MS);
+      const blocked = blockedNavigation(activity.since(tab.id, since));
+      if (blocked) throw navigationError(blocked);
+      await quiet(tab).catch((error: unknown) => {
+        if (!(error instanceof AppError && error.code === 'PAGE_NAVIGATED')) throw error;
+      });
+      return true;
+    }
+    const networkSince = activity.lastNetworkAt(tab.id);
+    await activity.networkIdle(tab.id, 50, Math.max(0, deadline - performance.now()));
+    try {
+      await quiet(tab);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'PAGE_NAVIGATED')) throw error;
+    }
+    const quietNetwork = activity.pending(tab.id) === 0 && activity.lastNetworkAt(tab.id) === networkSince;
+    if (!navigating() && quietNetwork) return false;
+  }
+  return navigating();
+}
+
+async function quiet(tab: Browser.tabs.Tab & { id: number }): Promise<SettleValue> {
+  const current = await getTab(tab.id);
+  const reply = await callPage<SettleValue>(tab.id, { op: 'settle', timeout_ms: SETTLE_TIMEOUT_MS }, current.url);
+  if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
+  return reply.value;
+}
+
+/** What a browser_interact call would act on, for the daemon's policy (asked before it decides). */
+export async function inspectTarget(
+  input: ToolInput<'browser_interact'>,
+  context: BrowserToolContext,
+): Promise<{ target?: string; sensitive?: InspectValue['sensitive']; error?: { code: string; message: string } }> {
+  try {
+    const tab = await requireTab(input.tab_id, context);
+    const reply = await callPage<InspectValue>(
+      tab.id,
+      {
+        op: 'inspect',
+        action: input.action,
+        ref: input.ref,
+        selector: input.selector,
+        value: input.value,
+        expect_doc: tools().snapshotDoc.get(tab.id),
+      },
+      tab.url,
+    );
+    if (!reply.ok) return { error: reply.error };
+    return {
+      target: `${reply.value.target} on ${reply.url}`,
+      ...(reply.value.sensitive ? { sensitive: reply.value.sensitive } : {}),
+    };
+  } catch (error) {
+    const appError = error instanceof AppError ? error : new AppError('TOOL_FAILED', String(error));
+    return { error: { code: appError.code, message: appError.message } };
+  }
+}

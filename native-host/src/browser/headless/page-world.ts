@@ -1,0 +1,84 @@
+import type { CDPSession } from 'playwright-core';
+
+import { AppError, PAGE_AGENT_GLOBAL, type PageReply, type PageRequest } from '@nextai/shared';
+
+const WORLD_NAME = 'nextai-page-agent';
+
+/**
+ * The page agent in an isolated world of a headless page (CDP Page.createIsolatedWorld), as the
+ * extension runs it in its content-script world: the page's scripts cannot see it, replace the
+ * DOM functions it uses, or fool its classification of what an action would do.
+ */
+export class PageWorld {
+  private contextId: number | undefined;
+
+  constructor(
+    private readonly cdp: CDPSession,
+    private readonly bundle: string,
+  ) {}
+
+  /** The document changed: the next call builds the world again. */
+  reset(): void {
+    this.contextId = undefined;
+  }
+
+  async call<T>(request: PageRequest): Promise<PageReply<T>> {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const contextId = await this.ensure();
+      try {
+        const result = (await this.cdp.send('Runtime.evaluate', {
+          expression: `globalThis[${JSON.stringify(PAGE_AGENT_GLOBAL)}].handle(${JSON.stringify(request)})`,
+          contextId,
+          awaitPromise: true,
+          returnByValue: true,
+        })) as {
+          result: { value?: unknown };
+          exceptionDetails?: { text: string; exception?: { description?: string } };
+        };
+        if (result.exceptionDetails) {
+          const text = result.exceptionDetails.exception?.description ?? result.exceptionDetails.text;
+          throw new AppError('TOOL_FAILED', `The page script failed: ${text}`);
+        }
+        return result.result.value as PageReply<T>;
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        const message = (error as Error).message;
+        if (/Cannot find context|context was destroyed|Target closed|navigated|No frame/i.test(message)) {
+          this.contextId = undefined;
+          if (attempt === 0 && request.op !== 'act') continue;
+          throw new AppError(
+            'PAGE_NAVIGATED',
+            'The page navigated away while the action ran. Take a browser_snapshot to see where the tab is now.',
+          );
+        }
+        if (/has been closed|Session closed/i.test(message)) {
+          throw new AppError('TAB_CLOSED', 'The tab was closed.');
+        }
+        throw new AppError('TOOL_FAILED', `The page could not be reached: ${message}`);
+      }
+    }
+    throw new AppError('PAGE_NAVIGATED', 'The page kept navigating; take a browser_snapshot.');
+  }
+
+  private async ensure(): Promise<number> {
+    if (this.contextId !== undefined) return this.contextId;
+    const tree = (await this.cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+    const world = (await this.cdp.send('Page.createIsolatedWorld', {
+      frameId: tree.frameTree.frame.id,
+      worldName: WORLD_NAME,
+      grantUniveralAccess: false,
+    })) as { executionContextId: number };
+    const installed = (await this.cdp.send('Runtime.evaluate', {
+      expression: this.bundle,
+      contextId: world.executionContextId,
+    })) as { exceptionDetails?: { text: string } };
+    if (installed.exceptionDetails) {
+      throw new AppError(
+        'TOOL_FAILED',
+        `The page agent could not start in this page: ${installed.exceptionDetails.text}`,
+      );
+    }
+    this.contextId = world.executionContextId;
+    return world.executionContextId;
+  }
+}
