@@ -136,12 +136,13 @@ test('the daemon dies while the browser is connected: the bridge restarts it and
 test('the daemon can call a browser tool in the extension through the bridge', async () => {
   await openConnectedPanel();
 
-  // The answer comes from the extension's own handler table (browser tools land with issue #7).
+  // The answer comes from the extension's own handler table: the tabs of this very browser.
   const result = await runCli(['tool', 'browser_tabs', '{"action":"list"}', '--json'], home.env);
-  expect(JSON.parse(result.stdout)).toMatchObject({
-    ok: false,
-    error: { code: 'UNAVAILABLE', message: 'Managing tabs is not implemented yet (tracked in issue #7).' },
-  });
+  const answer = JSON.parse(result.stdout) as { ok: boolean; output: { tabs: { url: string; agent: boolean }[] } };
+  expect(answer.ok).toBe(true);
+  expect(answer.output.tabs).toEqual(
+    expect.arrayContaining([expect.objectContaining({ url: sidePanelUrl(), agent: false })]),
+  );
 });
 
 test('a panel opened later shows what happened before it opened', async () => {
