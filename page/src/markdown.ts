@@ -144,10 +144,15 @@ function inlineChildren(element: Element, options: MarkdownOptions): string {
 }
 
 function tableMarkdown(table: HTMLTableElement, options: MarkdownOptions): string {
-  const rows = Array.from(table.rows ?? []).filter((row) => !hidden(row, options));
+  // By markup rather than table.rows: parsed documents without a browser (web_fetch) lack it.
+  const rows = Array.from(table.querySelectorAll('tr')).filter(
+    (row) => row.closest('table') === table && !hidden(row, options),
+  );
   if (rows.length === 0) return '';
   const cells = rows.map((row) =>
-    Array.from(row.cells).map((cell) => collapse(inlineChildren(cell, options)).replace(/\|/g, '\\|')),
+    Array.from(row.children)
+      .filter((cell) => tag(cell) === 'td' || tag(cell) === 'th')
+      .map((cell) => collapse(inlineChildren(cell, options)).replace(/\|/g, '\\|')),
   );
   const width = Math.max(...cells.map((row) => row.length));
   const line = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => row[i] ?? '').join(' | ')} |`;

@@ -32,7 +32,13 @@ describe('browser tools without a connected browser (headless Chromium from the 
       name: string;
       available: boolean;
     }[];
-    for (const name of ['browser_navigate', 'browser_interact', 'browser_extract', 'browser_snapshot', 'browser_tabs']) {
+    for (const name of [
+      'browser_navigate',
+      'browser_interact',
+      'browser_extract',
+      'browser_snapshot',
+      'browser_tabs',
+    ]) {
       expect(listed.find((tool) => tool.name === name)?.available, name).toBe(true);
     }
   });
@@ -43,8 +49,7 @@ describe('browser tools without a connected browser (headless Chromium from the 
   it('a slow page and an infinite list', () => BROWSER_TASKS.loadingPages(call, site));
   it('a blocked domain: typed, redirected to, clicked', () => BROWSER_TASKS.blockedDomains(call, site));
   it('stale refs, ambiguous and missing targets', () => BROWSER_TASKS.badInput(call, site));
-  it('a credential form waits for the person', () =>
-    BROWSER_TASKS.credentialFormNeedsApproval(call, site, home.env));
+  it('a credential form waits for the person', () => BROWSER_TASKS.credentialFormNeedsApproval(call, site, home.env));
 
   it('takes a screenshot and fetches a page without a browser, redirects checked', async () => {
     const shot = await call('browser_extract', { type: 'screenshot', full_page: true });

@@ -85,7 +85,9 @@ export const BROWSER_TASKS = {
     output(await call('browser_interact', { action: 'select', selector: 'Country', value: 'Japan' }));
     output(await call('browser_interact', { action: 'check', selector: 'Pro' }));
     output(await call('browser_interact', { action: 'check', selector: 'Send me the newsletter' }));
-    const submitted = output(await call('browser_interact', { action: 'press', selector: 'Full name', value: 'Enter' }));
+    const submitted = output(
+      await call('browser_interact', { action: 'press', selector: 'Full name', value: 'Enter' }),
+    );
     assert.equal(submitted.navigated, true);
     const [post] = site.submissions('contact');
     assert.ok(post, 'the form was posted');
@@ -174,8 +176,14 @@ export const BROWSER_TASKS = {
     output(await call('browser_navigate', { url: site.url('modal.html') }));
     const before = await snapshot(call);
     const ref = refOf(before, 'button', 'Export data');
-    assert.equal((await call('browser_interact', { action: 'click', selector: 'button' })).error?.code, 'AMBIGUOUS_TARGET');
-    assert.equal((await call('browser_interact', { action: 'click', selector: 'No such thing' })).error?.code, 'NOT_FOUND');
+    assert.equal(
+      (await call('browser_interact', { action: 'click', selector: 'button' })).error?.code,
+      'AMBIGUOUS_TARGET',
+    );
+    assert.equal(
+      (await call('browser_interact', { action: 'click', selector: 'No such thing' })).error?.code,
+      'NOT_FOUND',
+    );
     output(await call('browser_navigate', { url: 'reload' }));
     const stale = await call('browser_interact', { action: 'click', ref });
     assert.equal(stale.error?.code, 'STALE_REF');
@@ -187,7 +195,10 @@ export const BROWSER_TASKS = {
     output(await call('browser_navigate', { url: site.url('attack-login.html') }));
     const page = await snapshot(call);
     output(await call('browser_interact', { action: 'fill', ref: refOf(page, 'textbox', 'Username'), value: 'ada' }));
-    const submit = startCli(['tool', 'browser_interact', JSON.stringify({ action: 'click', selector: 'Sign in' }), '--json'], env);
+    const submit = startCli(
+      ['tool', 'browser_interact', JSON.stringify({ action: 'click', selector: 'Sign in' }), '--json'],
+      env,
+    );
     let pending: { id: string; layer: string; reason: string }[] = [];
     for (let tries = 0; tries < 200 && pending.length === 0; tries += 1) {
       const listed = await runCli(['approvals', 'list', '--json'], env);

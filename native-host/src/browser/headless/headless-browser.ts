@@ -55,7 +55,8 @@ interface Tab {
   page: Page;
   world: PageWorld;
   navigations: number[];
-  pending: number;
+  /** Requests of the page in flight (not its own navigation). */
+  inFlight: Set<unknown>;
   lastNetwork: number;
   dialogs: string[];
   downloads: string[];
@@ -196,7 +197,7 @@ export class HeadlessBrowser implements BrowserBackend {
       page,
       world: undefined as unknown as PageWorld,
       navigations: [],
-      pending: 0,
+      inFlight: new Set(),
       lastNetwork: 0,
       dialogs: [],
       downloads: [],
@@ -215,16 +216,18 @@ export class HeadlessBrowser implements BrowserBackend {
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) return;
       tab.navigations.push(performance.now());
+      // Requests of the document that went away will not be reported as finished.
+      tab.inFlight.clear();
       tab.world.reset();
     });
     page.on('request', (request) => {
-      if (request.isNavigationRequest() && request.frame() === page.mainFrame())
+      if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
         tab.navigations.push(performance.now());
-      else tab.pending += 1;
+      } else tab.inFlight.add(request);
       tab.lastNetwork = performance.now();
     });
-    const finished = (request: { isNavigationRequest(): boolean }) => {
-      if (!request.isNavigationRequest()) tab.pending = Math.max(0, tab.pending - 1);
+    const finished = (request: unknown) => {
+      tab.inFlight.delete(request);
       tab.lastNetwork = performance.now();
     };
     page.on('requestfinished', finished);
@@ -485,8 +488,8 @@ export class HeadlessBrowser implements BrowserBackend {
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'PAGE_NAVIGATED')) throw error;
       }
-      if (!navigating() && tab.pending === 0 && round > 0) return false;
-      if (!navigating() && tab.pending === 0 && tab.lastNetwork < since) return false;
+      if (!navigating() && tab.inFlight.size === 0 && round > 0) return false;
+      if (!navigating() && tab.inFlight.size === 0 && tab.lastNetwork < since) return false;
     }
     return navigating();
   }
@@ -498,7 +501,7 @@ export class HeadlessBrowser implements BrowserBackend {
   private async networkIdle(tab: Tab, idleMs: number, timeoutMs: number): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     while (performance.now() < deadline) {
-      if (tab.pending === 0 && performance.now() - tab.lastNetwork >= idleMs) return;
+      if (tab.inFlight.size === 0 && performance.now() - tab.lastNetwork >= idleMs) return;
       // Playwright reports requests as events; a short poll is the simplest way to wait on a count.
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
