@@ -24,7 +24,15 @@ await build({
   // Native addons, web-tree-sitter (which finds its .wasm next to its own module), tesseract.js
   // (its worker and wasm) and the OCR language data load from node_modules at run time.
   // playwright-core (the headless browser) loads its own files at run time.
-  external: ['better-sqlite3', 'web-tree-sitter', 'node-pty', 'sharp', 'tesseract.js', '@tesseract.js-data/*', 'playwright-core'],
+  external: [
+    'better-sqlite3',
+    'web-tree-sitter',
+    'node-pty',
+    'sharp',
+    'tesseract.js',
+    '@tesseract.js-data/*',
+    'playwright-core',
+  ],
   define: { __NEXTAI_PAGE_AGENT__: JSON.stringify(pageAgent) },
   banner: {
     // Some bundled CommonJS dependencies call require(); give ESM output one.

@@ -183,11 +183,12 @@ describe('HostConnection', () => {
       jsonrpc: '2.0',
       id: 'd1',
       method: 'extension.tool_call',
-      params: { name: 'browser_tabs', input: { action: 'list' }, call_id: 'c' },
+      // Input the catalog refuses: answered from the handler table before any tab is touched.
+      params: { name: 'browser_tabs', input: { action: 'juggle' }, call_id: 'c' },
     });
     await vi.advanceTimersByTimeAsync(10);
     expect(port.posted.find((message) => message.id === 'd1')).toMatchObject({
-      result: { ok: false, error: { code: 'UNAVAILABLE', message: expect.stringContaining('#7') } },
+      result: { ok: false, error: { code: 'INVALID_INPUT', message: expect.stringContaining('action') } },
     });
   });
 

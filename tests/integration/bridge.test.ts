@@ -76,10 +76,10 @@ describe('nextai host (the native-messaging bridge)', () => {
       message: expect.stringContaining('Available tools: screenshot'),
     });
     expect(
-      (await host.call(13, 'tools.call', { name: 'web_fetch', input: { url: 'https://example.com/' } })).result,
+      (await host.call(13, 'tools.call', { name: 'web_fetch', input: { url: 'https://accounts.google.com/' } })).result,
     ).toMatchObject({
       ok: false,
-      error: { code: 'UNAVAILABLE', message: expect.stringContaining('issue #7') },
+      error: { code: 'POLICY_BLOCKED', message: expect.stringContaining('identity provider') },
     });
     // ask_user belongs to agent runs: called on its own, it says so (as a result the caller can read).
     expect((await host.call(14, 'tools.call', { name: 'ask_user', input: { question: 'Why?' } })).result).toMatchObject(

@@ -164,7 +164,6 @@ async function navigateTab(
   return { url: now.url ?? event.url, title: now.title ?? '', tab_id: tab.id };
 }
 
-
 export async function navigate(
   input: ToolInput<'browser_navigate'>,
   context: BrowserToolContext,

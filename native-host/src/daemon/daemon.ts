@@ -155,7 +155,10 @@ export class Daemon {
       ? new HeadlessBrowser({
           executablePath: chromiumPath,
           userDataDir: browserConfig.user_data_dir ?? path.join(paths.dataDir, 'browser', 'headless-profile'),
-          checkHost: (url) => domains().check(url),
+          checkHost: (url) => {
+            const verdict = domains().check(url);
+            return { allowed: verdict.allowed, reason: verdict.reason?.en };
+          },
           log: log.child('headless'),
         })
       : undefined;

@@ -250,3 +250,55 @@ describe('decide: the reason in the panel’s other language', () => {
     expect(decision.translations['zh-CN']?.reason).toBe(reason['zh-CN']);
   });
 });
+
+describe('actions a web page may have asked for (issue #7)', () => {
+  const browserClick = {
+    name: 'browser_interact',
+    title: 'Act on a page',
+    category: 'browser',
+    risk: 'medium',
+  } as const;
+
+  it('ask a person in every template, each time, naming the layer and why', () => {
+    for (const template of ['full-auto', 'development', 'strict', 'observe'] as const) {
+      const decision = decide(
+        input(
+          {
+            tool: browserClick,
+            webContent: { reason: 'click submits a form with a password field' },
+            run: { approvedForRun: true, denials: { consecutive: 0, total: 0 } },
+          },
+          template,
+        ),
+      );
+      expect(decision.action, template).toBe('require_approval');
+      expect(decision.layer, template).toBe('web_content');
+      expect(decision.per_call, template).toBe(true);
+      expect(decision.reason).toContain('password field');
+    }
+  });
+
+  it('a tab the person opened is entered only with their approval', () => {
+    const decision = decide(
+      input(
+        {
+          tool: { name: 'browser_tabs', title: 'Manage tabs', category: 'browser', risk: 'medium' },
+          tabAccess: { reason: 'lets the agent work in a tab you opened yourself' },
+        },
+        'full-auto',
+      ),
+    );
+    expect(decision).toMatchObject({ action: 'require_approval', layer: 'tab_access', per_call: true });
+  });
+
+  it('never loosens a block', () => {
+    const decision = decide(
+      input({
+        tool: browserClick,
+        webContent: { reason: 'click sends a message' },
+        emergencyStop: { since: 'now', reason: 'test' },
+      }),
+    );
+    expect(decision.action).toBe('always_block');
+  });
+});

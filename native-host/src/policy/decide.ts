@@ -236,10 +236,25 @@ export function decide(input: DecisionInput): Decision {
   //    in every mode and template (deny still beats it: a blocked call stays blocked).
   const personal = input.webContent ?? input.tabAccess;
   if (input.webContent) {
-    tighten('require_approval', 'web_content', `This ${input.webContent.reason}: a person approves every such action.`);
+    const what = input.webContent.reason;
+    tighten(
+      'require_approval',
+      'web_content',
+      say(
+        `This ${what}: a person approves every such action.`,
+        `这个操作可能是网页要求的（${what}）：每次都需要有人批准。`,
+      ),
+    );
   }
   if (input.tabAccess) {
-    tighten('require_approval', 'tab_access', `This ${input.tabAccess.reason}: you decide each time.`);
+    tighten(
+      'require_approval',
+      'tab_access',
+      say(
+        `This ${input.tabAccess.reason}: you decide each time.`,
+        `这会让智能体在你自己打开的标签页里操作（${input.tabAccess.reason}）：每次都由你决定。`,
+      ),
+    );
   }
 
   // 6. A run that keeps being told no stops acting on its own.

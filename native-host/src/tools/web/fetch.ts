@@ -23,7 +23,7 @@ export async function webFetch(
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const verdict = guard.check(url);
     if (!verdict.allowed) {
-      const reason = verdict.reason ?? `${url} is blocked.`;
+      const reason = verdict.reason?.en ?? `${url} is blocked.`;
       throw new AppError('POLICY_BLOCKED', hop === 0 ? reason : `The address redirected to ${url}: ${reason}`);
     }
     try {
