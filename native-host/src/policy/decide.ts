@@ -234,11 +234,19 @@ export function decide(input: DecisionInput): Decision {
 
   // 5. What pages may have asked for, and the person's own tabs: a person approves every call,
   //    in every mode and template (deny still beats it: a blocked call stays blocked).
+  //    Where the project already asks, this layer is named all the same: it is why no earlier
+  //    "approve for this run" answer can stand in for the person this time.
   const personal = input.webContent ?? input.tabAccess;
+  const insist = (candidateLayer: DecisionLayer, why: Localized) => {
+    tighten('require_approval', candidateLayer, why);
+    if (action === 'require_approval') {
+      layer = candidateLayer;
+      reason = why;
+    }
+  };
   if (input.webContent) {
     const what = input.webContent.reason;
-    tighten(
-      'require_approval',
+    insist(
       'web_content',
       say(
         `This ${what}: a person approves every such action.`,
@@ -247,8 +255,7 @@ export function decide(input: DecisionInput): Decision {
     );
   }
   if (input.tabAccess) {
-    tighten(
-      'require_approval',
+    insist(
       'tab_access',
       say(
         `This ${input.tabAccess.reason}: you decide each time.`,
