@@ -40,6 +40,8 @@ const UNTRUSTED_WRITE_TOOLS: readonly ToolName[] = [
   'browser_navigate',
   // Tab titles and URLs are chosen by the sites.
   'browser_tabs',
+  // The result names the element acted on and the page it led to, in the page's own words.
+  'browser_interact',
 ];
 
 /**
