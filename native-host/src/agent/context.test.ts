@@ -227,6 +227,7 @@ describe('untrusted tools', () => {
         'app_list',
         'bash_execute',
         'browser_extract',
+        'browser_interact',
         'browser_navigate',
         'browser_snapshot',
         'browser_tabs',
