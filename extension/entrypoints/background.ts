@@ -6,6 +6,7 @@ import { VERSION, type DaemonEvent, type MessageTranslations } from '@nextai/sha
 import { showBadge } from '../lib/badge.js';
 import { detectBrowser } from '../lib/browser-family.js';
 import { implementedBrowserTools, runBrowserTool } from '../lib/browser-tools.js';
+import { callPage } from '../lib/browser/page-channel.js';
 import { startBrowserTools } from '../lib/browser/tab-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
 import { startBackgroundFeatures } from '../lib/background/features.js';
@@ -101,7 +102,7 @@ export default defineBackground({
     void browser.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true });
 
     // For end-to-end tests and `npm run bench`, which drive the real connection from this context.
-    Object.assign(globalThis, { nextaiBackground: { connection, runBrowserTool } });
+    Object.assign(globalThis, { nextaiBackground: { connection, runBrowserTool, callPage } });
 
     void connection.start();
   },

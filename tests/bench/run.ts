@@ -12,6 +12,7 @@ import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+import { benchBrowser } from './browser.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
 import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
@@ -36,7 +37,7 @@ interface BackgroundGlobals {
 }
 
 /** `npm run bench -- desktop safety` runs only the sections named; all of them by default. */
-const SECTIONS = ['messaging', 'safety', 'desktop', 'loop', 'schedule'] as const;
+const SECTIONS = ['messaging', 'safety', 'desktop', 'loop', 'schedule', 'browser'] as const;
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name))
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
   }
   if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
   if (wanted('schedule')) process.stdout.write(`${[...(await benchSchedule()), ''].join('\n')}\n`);
+  if (wanted('browser')) process.stdout.write(`${[...(await benchBrowser()), ''].join('\n')}\n`);
 }
 
 async function benchMessaging(): Promise<void> {

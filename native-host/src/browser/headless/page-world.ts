@@ -45,10 +45,14 @@ export class PageWorld {
         const message = (error as Error).message;
         if (/Cannot find context|context was destroyed|Target closed|navigated|No frame/i.test(message)) {
           this.contextId = undefined;
-          if (attempt === 0 && request.op !== 'act') continue;
+          // A world that no longer exists ran nothing: asking again is safe, for actions too. A
+          // context destroyed while the call ran may have acted: that is reported, not repeated.
+          const ranNothing = /Cannot find context/i.test(message);
+          if (attempt === 0 && (ranNothing || request.op !== 'act')) continue;
           throw new AppError(
             'PAGE_NAVIGATED',
             'The page navigated away while the action ran. Take a browser_snapshot to see where the tab is now.',
+            { cause: error },
           );
         }
         if (/has been closed|Session closed/i.test(message)) {
