@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 import {
   AppError,
@@ -162,6 +162,8 @@ export class HeadlessBrowser implements BrowserBackend {
       fs.mkdirSync(this.options.userDataDir, { recursive: true, mode: 0o700 });
       this.proxy = new PolicyProxy(this.options.checkHost, this.options.log);
       const proxyUrl = await this.proxy.start();
+      // Loaded on first use: most daemons never browse headless, and start-up time matters.
+      const { chromium } = await import('playwright-core');
       const context = await chromium.launchPersistentContext(this.options.userDataDir, {
         executablePath: this.options.executablePath,
         headless: true,
