@@ -79,7 +79,7 @@ describe('nextai host (the native-messaging bridge)', () => {
       (await host.call(13, 'tools.call', { name: 'web_fetch', input: { url: 'https://accounts.google.com/' } })).result,
     ).toMatchObject({
       ok: false,
-      error: { code: 'POLICY_BLOCKED', message: expect.stringContaining('identity provider') },
+      error: { code: 'POLICY_BLOCKED', message: expect.stringContaining('accounts.google.com') },
     });
     // ask_user belongs to agent runs: called on its own, it says so (as a result the caller can read).
     expect((await host.call(14, 'tools.call', { name: 'ask_user', input: { question: 'Why?' } })).result).toMatchObject(

@@ -171,20 +171,25 @@ describe('nextai tool', () => {
 
   it('explains each kind of bad input with its own exit code', async () => {
     home = makeHome();
-    const unknown = await runCli(['tool', 'no_such_tool'], home.env);
+    // No Chromium to browse headless with: the browser tools need a connected browser.
+    const env = { ...home.env, NEXTAI_CHROMIUM: '/nonexistent/chromium' };
+    const unknown = await runCli(['tool', 'no_such_tool'], env);
     expect(unknown).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('There is no tool named "no_such_tool"'),
     });
-    const badJson = await runCli(['tool', 'system_info', '{oops'], home.env);
+    const badJson = await runCli(['tool', 'system_info', '{oops'], env);
     expect(badJson).toMatchObject({ code: 2, stderr: expect.stringContaining('not valid JSON') });
-    const notObject = await runCli(['tool', 'system_info', '[1]'], home.env);
+    const notObject = await runCli(['tool', 'system_info', '[1]'], env);
     expect(notObject).toMatchObject({ code: 2, stderr: expect.stringContaining('must be a JSON object') });
-    const badInput = await runCli(['tool', 'system_info', '{"categories":["gpu"]}'], home.env);
+    const badInput = await runCli(['tool', 'system_info', '{"categories":["gpu"]}'], env);
     expect(badInput).toMatchObject({ code: 1, stderr: expect.stringContaining('[INVALID_INPUT]') });
-    const unavailable = await runCli(['tool', 'screenshot'], home.env);
+    const unavailable = await runCli(['tool', 'screenshot'], env);
     expect(unavailable).toMatchObject({ code: 1, stderr: expect.stringContaining('[UNAVAILABLE]') });
-    const noBrowser = await runCli(['tool', 'browser_tabs', '{"action":"list"}'], home.env);
-    expect(noBrowser).toMatchObject({ code: 1, stderr: expect.stringContaining('none is connected') });
+    const noBrowser = await runCli(['tool', 'browser_tabs', '{"action":"list"}'], env);
+    expect(noBrowser).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('No browser with the NextAI extension is connected'),
+    });
   });
 });
