@@ -90,6 +90,52 @@ test('tabs: the agent lists every tab but acts only in its own; restricted pages
   expect((await call('browser_snapshot', { tab_id: own })).error?.code).toBe('TAB_CLOSED');
 });
 
+/** What Chromium passes the right-click handler for "Let the agent handle this page" on `tab`. */
+function rightClickPage(b: ExtensionBrowser, tab: { tab_id: number; url: string }) {
+  return b.serviceWorker.evaluate(
+    ({ id, url }) => {
+      const api = globalThis as unknown as {
+        nextaiContextMenu: {
+          click(info: object, tab: object): unknown;
+          menuItemId(kind: string): string;
+        };
+      };
+      api.nextaiContextMenu.click(
+        { menuItemId: api.nextaiContextMenu.menuItemId('page'), pageUrl: url },
+        { id, url, title: 'given' },
+      );
+    },
+    { id: tab.tab_id, url: tab.url },
+  );
+}
+
+test('a right-click gives the agent that tab; a tab the person closes and a browser page are clear errors', async () => {
+  const page = await browser!.context.newPage();
+  await page.goto(site.url('table.html'));
+  const tabs = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  const mine = tabs.find((tab) => tab.url.endsWith('/table.html'))!;
+  expect((await call('browser_snapshot', { tab_id: mine.tab_id })).error?.code).toBe('TAB_NOT_GIVEN');
+  await rightClickPage(browser!, mine);
+  await expect.poll(async () => (await call('browser_snapshot', {})).output?.tab_id).toBe(mine.tab_id);
+  expect(String((await call('browser_snapshot', {})).output?.snapshot)).toContain('table "People"');
+
+  // The person closes the tab the agent was working in.
+  await page.close();
+  const closed = await call('browser_snapshot', {});
+  expect(closed.error?.code).toBe('TAB_CLOSED');
+  expect(closed.error?.message).toContain('closed');
+
+  // A browser page given to the agent cannot be read or acted on, and it says why.
+  const settings = await browser!.context.newPage();
+  await settings.goto('chrome://version');
+  const all = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  const version = all.find((tab) => tab.url.startsWith('chrome://version'))!;
+  await rightClickPage(browser!, version);
+  const restricted = await call('browser_snapshot', { tab_id: version.tab_id });
+  expect(restricted.error?.code).toBe('RESTRICTED_PAGE');
+  expect(restricted.error?.message).toContain('browser page');
+});
+
 test('screenshots of the visible area and of the whole page come back as JPEG', async () => {
   expect((await call('browser_navigate', { url: site.url('infinite.html') })).ok).toBe(true);
   const visible = await call('browser_extract', { type: 'screenshot' });

@@ -6,6 +6,8 @@ export type TabGrant = 'opened' | 'context_menu' | 'attached';
 interface Stored {
   tabs: Record<string, { how: TabGrant; at: number }>;
   working: Record<string, number>;
+  /** Working tabs that were closed, per run: the next call says so instead of "no tab". */
+  closed?: Record<string, number>;
 }
 
 const STORAGE_KEY = 'agentTabs';
@@ -42,14 +44,19 @@ export class AgentTabs {
   async give(tabId: number, how: TabGrant, runKey?: string): Promise<void> {
     await this.loaded;
     this.state.tabs[String(tabId)] = { how, at: Date.now() };
-    if (runKey) this.state.working[runKey] = tabId;
+    if (runKey) this.setWorkingNow(runKey, tabId);
     await this.save();
   }
 
   async setWorking(runKey: string, tabId: number): Promise<void> {
     await this.loaded;
-    this.state.working[runKey] = tabId;
+    this.setWorkingNow(runKey, tabId);
     await this.save();
+  }
+
+  private setWorkingNow(runKey: string, tabId: number): void {
+    this.state.working[runKey] = tabId;
+    if (this.state.closed) delete this.state.closed[runKey];
   }
 
   /** The run's working tab; else the tab the person gave most recently; else none. */
@@ -60,7 +67,16 @@ export class AgentTabs {
     const given = Object.entries(this.state.tabs)
       .filter(([, entry]) => entry.how !== 'opened')
       .sort(([, a], [, b]) => b.at - a.at)[0];
-    return given ? Number(given[0]) : undefined;
+    if (!given) return undefined;
+    // From now on it is this run's working tab (and its closing is reported as such).
+    await this.setWorking(runKey, Number(given[0]));
+    return Number(given[0]);
+  }
+
+  /** The run's working tab that was closed (by the person or the agent), if that is what it lost. */
+  async closedWorking(runKey: string): Promise<number | undefined> {
+    await this.loaded;
+    return this.state.closed?.[runKey];
   }
 
   /** Called when the set of tabs changes (the navigation rules follow the agent's tabs). */
@@ -72,6 +88,11 @@ export class AgentTabs {
     await this.loaded;
     if (!this.state.tabs[String(tabId)]) return;
     delete this.state.tabs[String(tabId)];
+    for (const [runKey, working] of Object.entries(this.state.working)) {
+      if (working !== tabId) continue;
+      delete this.state.working[runKey];
+      this.state.closed = { ...this.state.closed, [runKey]: tabId };
+    }
     await this.save();
   }
 

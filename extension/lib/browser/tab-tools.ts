@@ -102,6 +102,15 @@ async function requireTab(
   context: BrowserToolContext,
 ): Promise<Browser.tabs.Tab & { id: number }> {
   const tab = await workingTab(tabId, context);
+  if (!tab) {
+    const closed = await tools().tabs.closedWorking(runKey(context));
+    if (closed !== undefined) {
+      throw new AppError(
+        'TAB_CLOSED',
+        `The agent's tab ${closed} was closed (maybe by the person). Open a page with browser_navigate, or list the tabs with browser_tabs.`,
+      );
+    }
+  }
   if (!tab || tab.id === undefined) {
     throw new AppError(
       'NOT_FOUND',
