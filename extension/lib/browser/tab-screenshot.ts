@@ -12,6 +12,9 @@ const MAX_SCREENS = 12;
 /** Chromium allows two captureVisibleTab calls per second (MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND). */
 const CAPTURE_INTERVAL_MS = 520;
 
+/** When the last capture was taken, across calls: the quota is the browser's, not per call. */
+let lastCapture = 0;
+
 export interface TabShot {
   image: string;
   width: number;
@@ -41,16 +44,12 @@ export async function screenshotTab(tabId: number, windowId: number, url: string
   const screens = Math.min(MAX_SCREENS, Math.ceil(metrics.scroll_height / metrics.viewport_height));
   const pieces: { bitmap: ImageBitmap; y: number }[] = [];
   let scale = 1;
-  let lastCapture = 0;
   try {
     for (let screen = 0; screen < screens; screen += 1) {
       const target = screen * metrics.viewport_height;
       const moved = await pageValue<{ scroll_y: number }>(tabId, { op: 'scroll_to', y: target }, url);
       if (screen === 1) await pageValue(tabId, { op: 'hide_fixed', hide: true }, url);
-      const wait = lastCapture + CAPTURE_INTERVAL_MS - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const bitmap = await bitmapOf(await capture(windowId));
-      lastCapture = performance.now();
       scale = bitmap.width / metrics.viewport_width;
       pieces.push({ bitmap, y: Math.round(moved.scroll_y * scale) });
     }
@@ -72,11 +71,23 @@ async function pageValue<T>(tabId: number, request: Parameters<typeof callPage>[
   return reply.value;
 }
 
+/** One captureVisibleTab, spaced from the previous one to stay within the browser's quota. */
 async function capture(windowId: number): Promise<string> {
-  try {
-    return await browser.tabs.captureVisibleTab(windowId, { format: 'png' });
-  } catch (error) {
-    throw new AppError('TOOL_FAILED', `The browser refused the screenshot: ${(error as Error).message}`);
+  for (let attempt = 0; ; attempt += 1) {
+    const wait = lastCapture + CAPTURE_INTERVAL_MS - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    lastCapture = performance.now();
+    try {
+      return await browser.tabs.captureVisibleTab(windowId, { format: 'png' });
+    } catch (error) {
+      const message = (error as Error).message;
+      // Another caller (or a restarted worker) may have used the quota: wait a full second once.
+      if (attempt === 0 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(message)) {
+        lastCapture = performance.now() + 1000 - CAPTURE_INTERVAL_MS;
+        continue;
+      }
+      throw new AppError('TOOL_FAILED', `The browser refused the screenshot: ${message}`);
+    }
   }
 }
 
