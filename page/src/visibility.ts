@@ -42,7 +42,7 @@ export function childContext(element: Element, style: CSSStyleDeclaration, paren
   const clipped =
     parent.clipped ||
     (box !== undefined && (box.width < 1 || box.height < 1)) ||
-    /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(style.clip.replace(/\s+/g, ' ').replace(/ /g, ',')) ||
+    /^rect\(0(px)? 0(px)? 0(px)? 0(px)?\)$/.test(style.clip.replace(/[\s,]+/g, ' ')) ||
     style.clipPath === 'inset(50%)' ||
     style.clipPath === 'inset(100%)';
   const ariaHidden = parent.ariaHidden || element.getAttribute('aria-hidden') === 'true';

@@ -63,8 +63,7 @@ export async function benchBrowser(): Promise<string[]> {
     // The headless path runs in a browser of its own, as the daemon's does (no extension in it).
     const plain = await chromium.launch({ executablePath: CHROMIUM_PATH, args: QUIET_FLAGS });
     const plainPage = await plain.newPage();
-    const cdp = await plainPage.context().newCDPSession(plainPage);
-    const world = new PageWorld(cdp, pageAgentBundle());
+    const world = new PageWorld(plainPage.context().newCDPSession(plainPage), pageAgentBundle());
     const viaCdp = async (request: PageRequest) => {
       const reply = await world.call(request);
       if (!reply.ok) throw new Error(reply.error.message);

@@ -197,24 +197,13 @@ export class HeadlessBrowser implements BrowserBackend {
     const tab: Tab = {
       id: this.nextId++,
       page,
-      world: undefined as unknown as PageWorld,
+      world: new PageWorld(page.context().newCDPSession(page), pageAgentBundle()),
       navigations: [],
       inFlight: new Set(),
       lastNetwork: 0,
       dialogs: [],
       downloads: [],
     };
-    const cdp = page.context().newCDPSession(page);
-    const ready = cdp.then((session) => {
-      tab.world = new PageWorld(session, pageAgentBundle());
-    });
-    tab.world = {
-      reset: () => undefined,
-      call: async <T>(request: PageRequest) => {
-        await ready;
-        return tab.world.call<T>(request);
-      },
-    } as unknown as PageWorld;
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) return;
       tab.navigations.push(performance.now());

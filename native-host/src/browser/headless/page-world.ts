@@ -12,10 +12,15 @@ const WORLD_NAME = 'nextai-page-agent';
 export class PageWorld {
   private contextId: number | undefined;
 
+  /** `session` may still be opening: the first call waits for it. */
   constructor(
-    private readonly cdp: CDPSession,
+    private readonly session: Promise<CDPSession>,
     private readonly bundle: string,
-  ) {}
+  ) {
+    // A failure is reported to the first call, which awaits the session; a page closed before any
+    // call must not become an unhandled rejection that ends the daemon.
+    session.catch(() => undefined);
+  }
 
   /** The document changed: the next call builds the world again. */
   reset(): void {
@@ -25,8 +30,9 @@ export class PageWorld {
   async call<T>(request: PageRequest): Promise<PageReply<T>> {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const contextId = await this.ensure();
+      const cdp = await this.session;
       try {
-        const result = (await this.cdp.send('Runtime.evaluate', {
+        const result = (await cdp.send('Runtime.evaluate', {
           expression: `globalThis[${JSON.stringify(PAGE_AGENT_GLOBAL)}].handle(${JSON.stringify(request)})`,
           contextId,
           awaitPromise: true,
@@ -66,13 +72,14 @@ export class PageWorld {
 
   private async ensure(): Promise<number> {
     if (this.contextId !== undefined) return this.contextId;
-    const tree = (await this.cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
-    const world = (await this.cdp.send('Page.createIsolatedWorld', {
+    const cdp = await this.session;
+    const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
+    const world = (await cdp.send('Page.createIsolatedWorld', {
       frameId: tree.frameTree.frame.id,
       worldName: WORLD_NAME,
       grantUniveralAccess: false,
     })) as { executionContextId: number };
-    const installed = (await this.cdp.send('Runtime.evaluate', {
+    const installed = (await cdp.send('Runtime.evaluate', {
       expression: this.bundle,
       contextId: world.executionContextId,
     })) as { exceptionDetails?: { text: string } };
