@@ -1,0 +1,163 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import type { ExtractValue, PageReply, PageRequest, SnapshotValue } from '@nextai/shared';
+
+import { pageAgentBundle } from '../../native-host/src/browser/headless/page-bundle.js';
+import { PageWorld } from '../../native-host/src/browser/headless/page-world.js';
+import { CHROMIUM_PATH, QUIET_FLAGS } from '../support/chromium.js';
+
+/**
+ * The page agent itself (page/src), in a real Chromium page and an isolated world as the daemon
+ * runs it: the details of the snapshot format, paging, stale refs and the sensitive-target refusal.
+ */
+let browser: Browser;
+let page: Page;
+let world: PageWorld;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: QUIET_FLAGS });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  page = await browser.newPage();
+  world = new PageWorld(page.context().newCDPSession(page), pageAgentBundle());
+});
+
+async function ask<T>(request: PageRequest): Promise<PageReply<T>> {
+  return world.call<T>(request);
+}
+
+async function snapshot(request: Partial<Extract<PageRequest, { op: 'snapshot' }>> = {}): Promise<SnapshotValue> {
+  const reply = await ask<SnapshotValue>({ op: 'snapshot', ...request });
+  if (!reply.ok) throw new Error(reply.error.message);
+  return reply.value;
+}
+
+describe('the page agent', () => {
+  it('flags every kind of hidden text, and leaves out what is not rendered at all', async () => {
+    await page.setContent(`
+      <p>Visible words.</p>
+      <p style="color:#fff">white on white</p>
+      <p style="position:absolute;left:-5000px">far left</p>
+      <p style="text-indent:-9999px">indented away</p>
+      <p style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden">screen reader only</p>
+      <p style="opacity:0">transparent</p>
+      <p aria-hidden="true">hidden from assistive technology</p>
+      <p style="display:none">not rendered</p>
+      <p style="visibility:hidden">invisible</p>`);
+    const text = (await snapshot()).snapshot;
+    expect(text).toContain('Visible words.');
+    expect(text).toContain('⚠hidden (same colour as background): "white on white"');
+    expect(text).toContain('⚠hidden (off-screen): "far left"');
+    expect(text).toContain('⚠hidden (off-screen): "indented away"');
+    expect(text).toMatch(/⚠hidden \((clipped to nothing|zero-size)\): "screen reader only"/);
+    expect(text).toContain('⚠hidden (transparent): "transparent"');
+    expect(text).toContain('⚠hidden (aria-hidden): "hidden from assistive technology"');
+    expect(text).not.toContain('not rendered');
+    expect(text).not.toContain('invisible');
+  });
+
+  it('marks new lines with + and lists what is gone since the previous snapshot', async () => {
+    await page.setContent(`<button id="a">Alpha</button><button id="b">Beta</button><p id="t">one</p>`);
+    const first = await snapshot();
+    expect(first.snapshot).not.toContain('+');
+    await page.evaluate(() => {
+      document.getElementById('b')!.remove();
+      document.getElementById('t')!.textContent = 'two';
+    });
+    const second = (await snapshot()).snapshot;
+    expect(second).toContain('gone: [e2] button "Beta"');
+    expect(second).toContain('+two');
+    expect((await snapshot()).snapshot).toMatch(/^No change since your last snapshot\./);
+  });
+
+  it('pages a long snapshot with a cursor, and refuses a cursor from an older snapshot', async () => {
+    await page.setContent(
+      Array.from({ length: 200 }, (_, i) => `<p>Paragraph number ${i} with some words in it.</p>`).join(''),
+    );
+    const first = await snapshot({ max_chars: 2000 });
+    expect(first.snapshot.length).toBeLessThan(2200);
+    expect(first.next_cursor).toBeDefined();
+    const second = await snapshot({ max_chars: 2000, cursor: first.next_cursor });
+    expect(second.snapshot).toContain('Paragraph number');
+    expect(second.snapshot).not.toContain('Paragraph number 0 ');
+    await snapshot();
+    const stale = await ask({ op: 'snapshot', cursor: first.next_cursor });
+    expect(stale).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
+  });
+
+  it('says a ref is from an earlier page after a reload', async () => {
+    await page.setContent(`<button>Go</button>`);
+    const { doc } = (await ask<SnapshotValue>({ op: 'snapshot' })) as PageReply & { ok: true };
+    await page.setContent(`<button>Go</button>`);
+    const reply = await ask({ op: 'act', action: 'click', ref: 'e1', allow_sensitive: [], expect_doc: doc });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'STALE_REF' } });
+  });
+
+  it('refuses a sensitive target the policy did not approve, and acts once it did', async () => {
+    await page.setContent(`
+      <form onsubmit="event.preventDefault(); document.title = 'sent'">
+        <input name="user"><input type="password" name="pw"><button>Sign in</button>
+      </form>`);
+    await snapshot();
+    const refused = await ask({ op: 'act', action: 'click', selector: 'Sign in', allow_sensitive: [] });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'TARGET_CHANGED' } });
+    expect(await page.title()).toBe('');
+    const done = await ask({ op: 'act', action: 'click', selector: 'Sign in', allow_sensitive: ['credential_submit'] });
+    expect(done.ok).toBe(true);
+    expect(await page.title()).toBe('sent');
+  });
+
+  it('fills a contenteditable editor with the editing command a person’s typing uses', async () => {
+    await page.setContent(`<div contenteditable="true" aria-label="Note">old</div><p id="log"></p>
+      <script>
+        document.querySelector('[contenteditable]').addEventListener('input', (event) => {
+          document.getElementById('log').textContent = event.inputType;
+        });
+      </script>`);
+    await snapshot();
+    expect(
+      await ask({ op: 'act', action: 'fill', selector: 'Note', value: 'new text', allow_sensitive: [] }),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(await page.locator('[contenteditable]').textContent()).toBe('new text');
+    expect(await page.locator('#log').textContent()).toBe('insertText');
+  });
+
+  it('extracts links and tables, paging long text', async () => {
+    await page.setContent(`
+      <a href="https://example.org/a">First</a><a href="/b">Second</a>
+      <table><tr><th>k</th><th>v</th></tr><tr><td>x</td><td>1</td></tr></table>
+      ${'<p>filler text line</p>'.repeat(300)}`);
+    const links = (await ask<ExtractValue>({ op: 'extract', type: 'links' })) as PageReply<ExtractValue> & { ok: true };
+    expect(links.value.links?.map((link) => link.text)).toEqual(['First', 'Second']);
+    const tables = (await ask<ExtractValue>({ op: 'extract', type: 'tables' })) as PageReply<ExtractValue> & {
+      ok: true;
+    };
+    expect(tables.value.tables).toEqual([
+      [
+        ['k', 'v'],
+        ['x', '1'],
+      ],
+    ]);
+    const text = (await ask<ExtractValue>({
+      op: 'extract',
+      type: 'text',
+      max_chars: 1000,
+    })) as PageReply<ExtractValue> & {
+      ok: true;
+    };
+    expect(text.value.next_cursor).toBeDefined();
+    const next = (await ask<ExtractValue>({
+      op: 'extract',
+      type: 'text',
+      max_chars: 1000,
+      cursor: text.value.next_cursor,
+    })) as PageReply<ExtractValue> & { ok: true };
+    expect(next.value.content).toContain('filler text line');
+  });
+});
