@@ -33,6 +33,15 @@ export class NavigationGuard {
     tabs.onChange(() => void this.apply());
   }
 
+  /** Whether the rules in force refuse `url` (the same test the browser applies). */
+  blocks(url: string): boolean {
+    const rules = this.rules;
+    if (!rules) return false;
+    const matches = (source: string) => new RegExp(source, 'i').test(url);
+    if (rules.block.some(matches)) return true;
+    return rules.allow_only !== undefined && /^https?:/i.test(url) && !rules.allow_only.some(matches);
+  }
+
   /** Installs `rules` (when they changed) for the agent's current tabs. */
   update(rules: NavigationRules | undefined): Promise<void> {
     if (rules) this.rules = rules;

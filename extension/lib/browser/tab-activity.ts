@@ -2,7 +2,8 @@ import { browser } from 'wxt/browser';
 
 /** What happened to a tab's top frame, as webNavigation reported it. */
 export interface NavigationEvent {
-  kind: 'before' | 'committed' | 'dom_ready' | 'completed' | 'error';
+  /** `redirect` and `request_error`: what webRequest saw of the tab's document requests. */
+  kind: 'before' | 'committed' | 'dom_ready' | 'completed' | 'error' | 'redirect' | 'request_error';
   url: string;
   at: number;
   error?: string;
@@ -25,17 +26,13 @@ export class TabActivity {
     const record =
       (kind: NavigationEvent['kind']) => (details: { tabId: number; frameId: number; url: string; error?: string }) => {
         if (details.frameId !== 0) return;
-        const list = this.navigations.get(details.tabId) ?? [];
-        list.push({
+        if (kind === 'before') this.inFlight.set(details.tabId, new Set());
+        this.push(details.tabId, {
           kind,
           url: details.url,
           at: performance.now(),
           ...(details.error ? { error: details.error } : {}),
         });
-        if (list.length > KEEP_EVENTS) list.shift();
-        this.navigations.set(details.tabId, list);
-        if (kind === 'before') this.inFlight.set(details.tabId, new Set());
-        this.wake();
       };
     browser.webNavigation.onBeforeNavigate.addListener(record('before'));
     browser.webNavigation.onCommitted.addListener(record('committed'));
@@ -59,6 +56,22 @@ export class TabActivity {
     };
     browser.webRequest.onCompleted.addListener(done, filter);
     browser.webRequest.onErrorOccurred.addListener(done, filter);
+    // Where a document request was sent on, and how one failed: a redirect to a blocked site shows
+    // here in every browser, whatever words its navigation error uses.
+    const documents = { urls: ['<all_urls>'], types: ['main_frame' as const] };
+    browser.webRequest.onBeforeRedirect.addListener((details) => {
+      if (details.tabId < 0) return;
+      this.push(details.tabId, { kind: 'redirect', url: details.redirectUrl, at: performance.now() });
+    }, documents);
+    browser.webRequest.onErrorOccurred.addListener((details) => {
+      if (details.tabId < 0) return;
+      this.push(details.tabId, {
+        kind: 'request_error',
+        url: details.url,
+        at: performance.now(),
+        error: details.error,
+      });
+    }, documents);
     browser.tabs.onRemoved.addListener((tabId) => {
       this.navigations.delete(tabId);
       this.inFlight.delete(tabId);
@@ -68,6 +81,14 @@ export class TabActivity {
 
   now(): number {
     return performance.now();
+  }
+
+  private push(tabId: number, event: NavigationEvent): void {
+    const list = this.navigations.get(tabId) ?? [];
+    list.push(event);
+    if (list.length > KEEP_EVENTS) list.shift();
+    this.navigations.set(tabId, list);
+    this.wake();
   }
 
   /** Top-frame navigation events of the tab since `since`. */
@@ -110,7 +131,10 @@ export class TabActivity {
     timeoutMs: number,
   ): Promise<NavigationEvent | undefined> {
     const wanted: NavigationEvent['kind'] = until === 'domcontentloaded' ? 'dom_ready' : 'completed';
-    const find = () => this.since(tabId, since).find((event) => event.kind === wanted || event.kind === 'error');
+    const find = () =>
+      this.since(tabId, since).find(
+        (event) => event.kind === wanted || event.kind === 'error' || event.kind === 'request_error',
+      );
     const started = performance.now();
     await this.until(() => find() !== undefined, timeoutMs);
     const event = find();

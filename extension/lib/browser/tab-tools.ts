@@ -129,12 +129,21 @@ async function page<T>(
   return reply;
 }
 
+/**
+ * A navigation the domain rules stopped: Chromium says ERR_BLOCKED_BY_CLIENT; other browsers use
+ * other words, so a failed or redirected document request to an address the rules refuse counts too.
+ */
 function blockedNavigation(events: NavigationEvent[]): NavigationEvent | undefined {
-  return events.find((event) => event.kind === 'error' && /ERR_BLOCKED_BY_CLIENT/.test(event.error ?? ''));
+  const failed = events.some((event) => event.kind === 'error' || event.kind === 'request_error');
+  return events.find(
+    (event) =>
+      (event.kind === 'error' && /ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '')) ||
+      (failed && ['redirect', 'error', 'request_error'].includes(event.kind) && tools().guard.blocks(event.url)),
+  );
 }
 
 function navigationError(event: NavigationEvent): AppError {
-  if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '')) {
+  if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '') || tools().guard.blocks(event.url)) {
     return new AppError(
       'POLICY_BLOCKED',
       `The tab was stopped from opening ${event.url}: NextAI's domain policy blocks that site (the policy holds for redirects and clicked links too). Go back (browser_navigate "back") or choose another site.`,
