@@ -25,6 +25,7 @@ import {
   type ToolResult,
   type BrowserCallContext,
   type NavigationRules,
+  type SensitiveKind,
   type SensitiveTarget,
   type UploadFile,
 } from '@nextai/shared';
@@ -91,10 +92,21 @@ export interface ToolGatewayOptions {
 
 /** What the call does that a page may have asked for, or that touches the person's own tabs. */
 interface WebSignals {
-  webContent?: { reason: string } | undefined;
-  tabAccess?: { reason: string } | undefined;
+  webContent?: { reason: Localized } | undefined;
+  tabAccess?: { reason: Localized } | undefined;
   sensitive?: SensitiveTarget | undefined;
 }
+
+/** What each sensitive page action is, for the Chinese approval card (the page describes it in English). */
+const SENSITIVE_KIND_ZH: Record<SensitiveKind, string> = {
+  credential_submit: '提交登录表单',
+  payment_submit: '提交付款',
+  send_message: '发送消息',
+  download: '下载文件',
+  credential_entry: '在密码框中输入',
+  payment_entry: '在银行卡字段中输入',
+  file_upload: '把这台电脑上的文件发送给网站',
+};
 
 /** browser_interact actions whose target the page is asked about before the policy decides. */
 const INSPECTED_ACTIONS = new Set(['click', 'press', 'fill', 'select', 'check', 'uncheck', 'upload']);
@@ -213,7 +225,10 @@ export class ToolGateway {
           ...signals,
           sensitive: inspected.sensitive,
           webContent: {
-            reason: `${String(input.action)} ${inspected.sensitive.reason}${inspected.target ? ` — ${inspected.target}` : ''}`,
+            reason: say(
+              `${String(input.action)} ${inspected.sensitive.reason}${inspected.target ? ` — ${inspected.target}` : ''}`,
+              `${SENSITIVE_KIND_ZH[inspected.sensitive.kind]}${inspected.target ? `（${inspected.target}）` : ''}`,
+            ),
           },
         };
         evaluated = this.evaluate(tool, input, context, signals);
@@ -369,7 +384,12 @@ export class ToolGateway {
   private webSignals(tool: AnyTool, input: Record<string, unknown>, context: CallContext): WebSignals {
     if (tool.name === 'browser_tabs' && input.action === 'attach') {
       return {
-        tabAccess: { reason: 'lets the agent work in a tab you opened yourself (your own, maybe signed-in, page)' },
+        tabAccess: {
+          reason: say(
+            'lets the agent work in a tab you opened yourself (your own, maybe signed-in, page)',
+            '会让智能体在你自己打开的标签页里操作（你自己的、可能已登录的页面）',
+          ),
+        },
       };
     }
     const provenance = this.options.webProvenance;
@@ -385,13 +405,27 @@ export class ToolGateway {
     if (text === undefined) return {};
     const origin = provenance.match(context.runId, text);
     if (origin) {
-      return { webContent: { reason: `runs a command that a web page this run read suggested ("${origin.excerpt}")` } };
+      return {
+        webContent: {
+          reason: say(
+            `runs a command that a web page this run read suggested ("${origin.excerpt}")`,
+            `运行的命令来自本次任务读过的网页（“${origin.excerpt}”）`,
+          ),
+        },
+      };
     }
     if (
       provenance.sawWeb(context.runId) &&
       /(^|[\s'"=/])(~|\$HOME|\/home\/[^/\s]+|\/Users\/[^/\s]+)?\/?Downloads\//.test(text)
     ) {
-      return { webContent: { reason: 'opens or runs something in Downloads, where web pages put what they download' } };
+      return {
+        webContent: {
+          reason: say(
+            'opens or runs something in Downloads, where web pages put what they download',
+            '打开或运行“下载”文件夹中的内容，网页下载的东西就放在那里',
+          ),
+        },
+      };
     }
     return {};
   }

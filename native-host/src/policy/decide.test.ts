@@ -265,7 +265,7 @@ describe('actions a web page may have asked for (issue #7)', () => {
         input(
           {
             tool: browserClick,
-            webContent: { reason: 'click submits a form with a password field' },
+            webContent: { reason: say('click submits a form with a password field', '提交登录表单（登录）') },
             run: { approvedForRun: true, denials: { consecutive: 0, total: 0 } },
           },
           template,
@@ -275,6 +275,9 @@ describe('actions a web page may have asked for (issue #7)', () => {
       expect(decision.layer, template).toBe('web_content');
       expect(decision.per_call, template).toBe(true);
       expect(decision.reason).toContain('password field');
+      expect(decision.translations['zh-CN']?.reason).toBe(
+        '这个操作可能是网页要求的：提交登录表单（登录）。每次都需要有人批准。',
+      );
     }
   });
 
@@ -283,7 +286,7 @@ describe('actions a web page may have asked for (issue #7)', () => {
       input(
         {
           tool: { name: 'browser_tabs', title: 'Manage tabs', category: 'browser', risk: 'medium' },
-          tabAccess: { reason: 'lets the agent work in a tab you opened yourself' },
+          tabAccess: { reason: verbatim('lets the agent work in a tab you opened yourself') },
         },
         'full-auto',
       ),
@@ -295,7 +298,7 @@ describe('actions a web page may have asked for (issue #7)', () => {
     const decision = decide(
       input({
         tool: browserClick,
-        webContent: { reason: 'click sends a message' },
+        webContent: { reason: verbatim('click sends a message') },
         emergencyStop: { since: 'now', reason: 'test' },
       }),
     );

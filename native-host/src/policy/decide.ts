@@ -46,9 +46,9 @@ export interface DecisionInput {
    * form, sending a message, downloading, running a command a page showed): a person approves
    * each such call, whatever the template (issue #7).
    */
-  webContent?: { reason: string } | undefined;
+  webContent?: { reason: Localized } | undefined;
   /** The call lets the agent into a tab the person opened themselves: they approve each time. */
-  tabAccess?: { reason: string } | undefined;
+  tabAccess?: { reason: Localized } | undefined;
 }
 
 /** Denials in a row, or in all, after which a run stops acting on its own (issue #3). */
@@ -249,8 +249,8 @@ export function decide(input: DecisionInput): Decision {
     insist(
       'web_content',
       say(
-        `This ${what}: a person approves every such action.`,
-        `这个操作可能是网页要求的（${what}）：每次都需要有人批准。`,
+        `This ${what.en}: a person approves every such action.`,
+        `这个操作可能是网页要求的：${what['zh-CN']}。每次都需要有人批准。`,
       ),
     );
   }
@@ -258,8 +258,8 @@ export function decide(input: DecisionInput): Decision {
     insist(
       'tab_access',
       say(
-        `This ${input.tabAccess.reason}: you decide each time.`,
-        `这会让智能体在你自己打开的标签页里操作（${input.tabAccess.reason}）：每次都由你决定。`,
+        `This ${input.tabAccess.reason.en}: you decide each time.`,
+        `这${input.tabAccess.reason['zh-CN']}：每次都由你决定。`,
       ),
     );
   }
