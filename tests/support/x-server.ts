@@ -45,8 +45,10 @@ export async function startXServer(options: { width?: number; height?: number } 
     });
   });
   const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, XDG_RUNTIME_DIR: runtime };
-  const openbox = spawn('openbox', ['--sm-disable'], { env, stdio: 'ignore' });
-  await waitForWindowManager(env);
+  const openbox = await startWindowManager(env).catch(async (error: unknown) => {
+    await kill(xvfb);
+    throw error;
+  });
   return {
     display,
     env,
@@ -59,22 +61,42 @@ export async function startXServer(options: { width?: number; height?: number } 
   };
 }
 
-/** Waits until the window manager has announced itself (EWMH `_NET_SUPPORTING_WM_CHECK`). */
-async function waitForWindowManager(env: NodeJS.ProcessEnv): Promise<void> {
+/**
+ * Starts openbox and waits until it has announced itself. An openbox that exits before that
+ * (a CI run once waited out the whole time-out for one that never came) is started
+ * again, twice at most, and its own words go into the error.
+ */
+async function startWindowManager(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  let said = '';
+  for (let attempt = 1; ; attempt += 1) {
+    const openbox = spawn('openbox', ['--sm-disable'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    openbox.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    const running = () => openbox.exitCode === null && openbox.signalCode === null;
+    if (await waitForWindowManager(env, running)) return openbox;
+    if (attempt === 3) throw new Error(`openbox exited before it started, ${attempt} times: ${said.trim()}`);
+  }
+}
+
+/**
+ * Waits until the window manager has announced itself (EWMH `_NET_SUPPORTING_WM_CHECK`): true;
+ * false as soon as it is no longer `running`.
+ */
+async function waitForWindowManager(env: NodeJS.ProcessEnv, running: () => boolean): Promise<boolean> {
   // Generous: on a loaded two-core machine openbox has been seen to take over 10 s.
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
+    if (!running()) return false;
     try {
       const { stdout } = await runCommand('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], {
         env: { DISPLAY: env.DISPLAY ?? '' },
       });
-      if (stdout.includes('window id')) return;
+      if (stdout.includes('window id')) return true;
     } catch {
       // Not there yet: the property appears once openbox has started.
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error('openbox did not start within 20 s');
+  throw new Error('openbox did not start within 30 s');
 }
 
 function kill(child: ChildProcess): Promise<void> {
