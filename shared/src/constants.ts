@@ -56,3 +56,18 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** The one command a person runs to register the host with their browsers. */
 export const INSTALL_COMMAND = 'npx nextai install';
+
+/**
+ * Flags for every Chromium NextAI starts on its own (the daemon's headless browser, the tests'):
+ * nothing phones home — no background fetches, component or sync updates, QUIC — and no GPU.
+ * `--no-sandbox` because these run as a service user or root, where Chromium refuses its sandbox.
+ */
+export const QUIET_CHROMIUM_FLAGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];

@@ -4,22 +4,14 @@ import path from 'node:path';
 
 import { chromium, type BrowserContext, type Worker } from '@playwright/test';
 
-import { CHROME_EXTENSION_ID } from '@nextai/shared';
+import { CHROME_EXTENSION_ID, QUIET_CHROMIUM_FLAGS } from '@nextai/shared';
 
 import { CHROME_EXTENSION_DIR, requireBuilt } from './paths.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Flags that keep Chromium off the network of a closed test machine. */
-export const QUIET_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** Flags that keep Chromium off the network of a closed test machine (the daemon's own set). */
+export const QUIET_FLAGS: string[] = [...QUIET_CHROMIUM_FLAGS];
 
 export interface ExtensionBrowser {
   context: BrowserContext;

@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import {
   AppError,
+  QUIET_CHROMIUM_FLAGS,
   getTool,
   type ActValue,
   type BrowserCallContext,
@@ -26,17 +27,6 @@ import { pageAgentBundle } from './page-bundle.js';
 import { PageWorld } from './page-world.js';
 import { PolicyProxy, type HostCheck } from './policy-proxy.js';
 import { scaleScreenshot } from './screenshot.js';
-
-/** The same flags the tests' Chromium uses: nothing phones home from the agent's browser. */
-export const HEADLESS_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const SETTLE_TIMEOUT_MS = 5000;
 const IDLE_CLOSE_MS = 5 * 60_000;
@@ -171,7 +161,7 @@ export class HeadlessBrowser implements BrowserBackend {
         acceptDownloads: true,
         downloadsPath: path.join(this.options.userDataDir, '..', 'downloads'),
         args: [
-          ...HEADLESS_FLAGS,
+          ...QUIET_CHROMIUM_FLAGS,
           `--proxy-server=${proxyUrl}`,
           // Loopback goes through the proxy too: the policy has no exceptions.
           '--proxy-bypass-list=<-loopback>',
