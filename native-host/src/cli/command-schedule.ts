@@ -156,7 +156,7 @@ export function registerScheduleCommand(program: Command): void {
       printTask(shown.schedule, { details: true });
       printLine('recent runs:');
       if (shown.history.length === 0) printLine('  none yet');
-      for (const run of shown.history) printLine(`  ${formatRun(run)}`);
+      for (const run of shown.history) printLine(`  ${formatRun(run, shown.schedule.timezone)}`);
     });
 
   for (const [verb, enabled] of [
@@ -172,7 +172,7 @@ export function registerScheduleCommand(program: Command): void {
           client.peer.request('schedules.update', { id: ref, changes: { enabled } }),
         );
         printLine(
-          `${enabled ? 'enabled' : 'disabled'} "${updated.name}"${updated.next_run_at ? `; next run ${updated.next_run_at}` : ''}`,
+          `${enabled ? 'enabled' : 'disabled'} "${updated.name}"${updated.next_run_at ? `; next run ${timeIn(updated.next_run_at, updated.timezone)}` : ''}`,
         );
       });
   }
@@ -274,7 +274,8 @@ function parseSteps(raw: string): ScheduleStep[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new AppError(
       'INVALID_ARGUMENT',
-      '--steps must be a JSON array of steps, e.g. \'[{"tool":"file_write","input":{"path":"~/Desktop/a.txt","content":"hi"}}]\'.',
+      `--steps must be a JSON array of at least one step${Array.isArray(value) ? ' (this one is empty)' : ''}, ` +
+        'e.g. \'[{"tool":"file_write","input":{"path":"~/Desktop/a.txt","content":"hi"}}]\'.',
     );
   }
   return value.map((step, index) => {
@@ -327,10 +328,11 @@ function printTask(task: ScheduleView, options: { details: boolean }): void {
   if (task.kind === 'agent') printLine(`  does: agent run: ${task.instruction ?? ''}`);
   else printLine(`  does: ${task.steps?.map((step) => step.tool).join(' → ') ?? ''}`);
   if (task.disabled_reason) printLine(`  turned off: ${task.disabled_reason}`);
+  const at = (iso: string) => timeIn(iso, task.timezone);
   printLine(
-    `  next: ${task.next_run_at ?? '—'}${task.retry_at ? `   retry: ${task.retry_at}` : ''}${task.deferred ? `   waiting: ${task.deferred}` : ''}`,
+    `  next: ${task.next_run_at ? at(task.next_run_at) : '—'}${task.retry_at ? `   retry: ${at(task.retry_at)}` : ''}${task.deferred ? `   waiting: ${task.deferred}` : ''}`,
   );
-  printLine(`  last: ${task.last_run ? formatRun(task.last_run) : 'never ran'}`);
+  printLine(`  last: ${task.last_run ? formatRun(task.last_run, task.timezone) : 'never ran'}`);
   if (options.details) {
     if (task.kind === 'steps') {
       task.steps?.forEach((step, index) =>
@@ -351,12 +353,28 @@ function printTask(task: ScheduleView, options: { details: boolean }): void {
   }
 }
 
-function formatRun(run: ScheduleRunView): string {
+/** "2026-11-27 09:00 Asia/Shanghai": a moment as the task's own clock shows it, not a UTC timestamp. */
+export function timeIn(iso: string, timezone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(iso));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((entry) => entry.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${timezone}`;
+}
+
+/** A run in one line; its start on the task's clock, or this computer's when the task is not known here. */
+function formatRun(run: ScheduleRunView, timezone = Intl.DateTimeFormat().resolvedOptions().timeZone): string {
   const outcome = run.outcome ?? run.state;
   const duration = run.duration_ms === null ? '' : ` ${(run.duration_ms / 1000).toFixed(1)} s`;
   const cost = run.cost_usd > 0 ? ` $${run.cost_usd.toFixed(4)}` : '';
   const trigger = run.trigger === 'cron' ? '' : ` (${run.trigger}${run.attempt > 1 ? ` #${run.attempt}` : ''})`;
-  return `${run.started_at}  ${outcome}${trigger}${duration}${cost}${run.summary ? ` — ${run.summary}` : ''}`;
+  return `${timeIn(run.started_at, timezone)}  ${outcome}${trigger}${duration}${cost}${run.summary ? ` — ${run.summary}` : ''}`;
 }
 
 function nonNegativeInteger(value: string): number {
