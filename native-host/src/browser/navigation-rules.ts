@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 
 import type { NavigationRules, SecurityConfig } from '@nextai/shared';
 
-import { compileDomainPattern, DOMAIN_CATEGORY_LISTS, type CompiledPattern } from '../policy/guards/domains.js';
+import {
+  compileDomainPattern,
+  DOMAIN_CATEGORY_LISTS,
+  intersectDomainLists,
+  type CompiledPattern,
+} from '../policy/guards/domains.js';
 
 /**
  * The domain policy as URL regular expressions (RE2, as declarativeNetRequest takes them), so the
@@ -17,18 +22,24 @@ export function navigationRules(security: SecurityConfig, allowedByGrant?: strin
     .map(compileDomainPattern)
     .filter((pattern): pattern is CompiledPattern => pattern !== undefined)
     .map(urlRegex);
-  const allowSources = [
-    ...(security.allowed_domains.length > 0 ? [security.allowed_domains] : []),
-    ...(allowedByGrant ? [allowedByGrant] : []),
-  ];
-  // Two allow lists (configuration and grant) both have to admit a host: the narrower one is used.
-  const narrowest = allowSources.sort((a, b) => a.length - b.length)[0];
-  const allow = narrowest
+  const allow = allowList(security.allowed_domains, allowedByGrant)
     ?.map(compileDomainPattern)
     .filter((pattern): pattern is CompiledPattern => pattern !== undefined)
     .map(urlRegex);
   const version = createHash('sha256').update(JSON.stringify({ block, allow })).digest('hex').slice(0, 16);
   return { version, block, ...(allow ? { allow_only: allow } : {}) };
+}
+
+/**
+ * The hosts a navigation may reach: both the configuration's list (when it has one; empty means
+ * no limit) and the task's grant (when there is one; empty means none) have to admit a host, as
+ * DomainGuard.check requires. The browser takes a single allow list, so it carries the
+ * intersection — exact where one entry covers the other, narrower (fail closed) otherwise.
+ */
+function allowList(configured: readonly string[], granted: readonly string[] | undefined): string[] | undefined {
+  if (granted === undefined) return configured.length > 0 ? [...configured] : undefined;
+  if (configured.length === 0) return [...granted];
+  return intersectDomainLists(configured, granted);
 }
 
 /** `*.bank.com` → `^[a-z][a-z0-9+.-]*://([^/@]*@)?([^./:?#]+\.)*bank\.com(:\d+)?([/?#]|$)` */

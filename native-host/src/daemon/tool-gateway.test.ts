@@ -306,6 +306,21 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
     });
   });
 
+  it("gives a host tool the grant's domains, for the addresses it reaches past the decided one", async () => {
+    const seen: (string[] | undefined)[] = [];
+    const fetchTool = async (_input: unknown, context: { grantedDomains?: string[] }) => {
+      seen.push(context.grantedDomains);
+      return { url: 'https://docs.test/', status: 200, content_type: 'text/plain', content: '', truncated: false };
+    };
+    const gate = gateway({ web_fetch: fetchTool as HostHandlers['web_fetch'] });
+    const grant = { tools: ['web_fetch'], restrictions: { allowed_domains: ['docs.test'] } };
+    expect((await gate.call({ name: 'web_fetch', input: { url: 'https://docs.test/' } }, { ...cli, grant })).ok).toBe(
+      true,
+    );
+    expect((await gate.call({ name: 'web_fetch', input: { url: 'https://docs.test/' } }, cli)).ok).toBe(true);
+    expect(seen).toEqual([['docs.test'], undefined]);
+  });
+
   it('explains without running or recording anything', () => {
     assessment = { risk: 'critical', findings: ['deletes your home folder'], guards: [] };
     const { decision } = gateway().explain({ name: 'bash_execute', input: { command: 'rm -rf ~' } }, cli);

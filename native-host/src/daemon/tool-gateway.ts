@@ -512,7 +512,7 @@ export class ToolGateway {
     const work = (async (): Promise<ToolOutcome> => {
       const output =
         tool.runsIn === 'host'
-          ? await this.runOnHost(tool, input, controller.signal, callId, context.runId)
+          ? await this.runOnHost(tool, input, controller.signal, callId, context)
           : await this.runInBrowser(tool, input, callId, context, sensitive, controller.signal);
       if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
@@ -576,7 +576,7 @@ export class ToolGateway {
     input: unknown,
     signal: AbortSignal,
     callId: string,
-    runId: string | undefined,
+    call: CallContext,
   ): Promise<ToolOutcome> {
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
@@ -586,7 +586,8 @@ export class ToolGateway {
       paths: this.options.paths,
       log: this.options.log.child(tool.name),
       callId,
-      ...(runId === undefined ? {} : { runId }),
+      ...(call.runId === undefined ? {} : { runId: call.runId }),
+      ...(call.grant?.restrictions?.allowed_domains ? { grantedDomains: call.grant.restrictions.allowed_domains } : {}),
     };
     return { ok: true, output: await handler(input, context) };
   }

@@ -26,6 +26,12 @@ export interface ToolContext {
   callId?: string;
   /** The agent run making the call, if any (ask_user and todo_write belong to runs). */
   runId?: string;
+  /**
+   * The domains the caller's grant (a scheduled task's granted_tools) narrows the web to, when it
+   * has a list: checked again by tools that reach further than the address the policy decided on
+   * (web_fetch's redirects).
+   */
+  grantedDomains?: string[];
 }
 
 /**

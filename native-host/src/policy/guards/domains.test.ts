@@ -2,7 +2,14 @@ import { securityConfigSchema, type DomainCategory } from '@nextai/shared';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { compileDomainPattern, DOMAIN_CATEGORY_LISTS, DomainGuard, matchDomainPattern } from './domains.js';
+import {
+  compileDomainPattern,
+  DOMAIN_CATEGORY_LISTS,
+  DomainGuard,
+  intersectDomainLists,
+  matchDomainPattern,
+  patternCovers,
+} from './domains.js';
 
 const defaults = securityConfigSchema.parse({});
 const guard = new DomainGuard(defaults);
@@ -276,5 +283,51 @@ describe('DomainGuard.checkUrl: addresses in shell commands', () => {
     const only = new DomainGuard(securityConfigSchema.parse({ allowed_domains: ['example.com'] }));
     expect(only.checkUrl('https://example.org')).toMatchObject({ block: false, risk: 'high', layer: 'network' });
     expect(only.checkUrl('https://example.com')).toBeUndefined();
+  });
+});
+
+describe('patternCovers and intersectDomainLists: allow lists that must both admit a host', () => {
+  const compiled = (pattern: string) => compileDomainPattern(pattern)!;
+  const covers = (general: string, specific: string) => patternCovers(compiled(general), compiled(specific));
+
+  it('tells a narrower entry inside a wider one', () => {
+    expect(covers('*.example.com', 'docs.example.com')).toBe(true);
+    expect(covers('*.example.com', '*.docs.example.com')).toBe(true);
+    expect(covers('*', 'anything.test')).toBe(true);
+    expect(covers('*.example.*', 'www.example.co.uk')).toBe(true);
+    expect(covers('bank*.com', 'bankofx.com')).toBe(true);
+    expect(covers('www.*.com', 'www.x.com')).toBe(true);
+    expect(covers('a.com', 'a.com')).toBe(true);
+    expect(covers('[::1]', '::1')).toBe(true);
+    expect(covers('docs.example.com', '*.example.com')).toBe(false);
+    expect(covers('*.example.com', 'example.org')).toBe(false);
+    expect(covers('*.com', '*')).toBe(false);
+    expect(covers('example.*', 'example.com.evil')).toBe(true);
+    expect(covers('example.com', 'example.*')).toBe(false);
+    expect(covers('*', '::1')).toBe(false);
+  });
+
+  it('never claims a cover that a host contradicts', () => {
+    const patterns = ['*', '*.a.test', 'b.a.test', 'a.test', 'x*.test', '*.test', 'c.*', 'c.b.*', 'b.*.test', '*.b.*'];
+    const label = fc.constantFrom('a', 'b', 'c', 'xy', 'x', 'test', 'org');
+    const host = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'));
+    fc.assert(
+      fc.property(fc.constantFrom(...patterns), fc.constantFrom(...patterns), host, (general, specific, name) => {
+        if (covers(general, specific) && matchDomainPattern(compiled(specific), name)) {
+          expect(matchDomainPattern(compiled(general), name)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('intersects two lists entry by entry, keeping the narrower of each pair', () => {
+    expect(intersectDomainLists(['a.com', 'b.com', 'c.com'], ['a.com', 'evil.com'])).toEqual(['a.com']);
+    expect(intersectDomainLists(['*.example.com', 'x.org'], ['docs.example.com', '*.org'])).toEqual([
+      'docs.example.com',
+      'x.org',
+    ]);
+    // Overlapping without either covering the other: left out (fail closed), not guessed.
+    expect(intersectDomainLists(['a*.com'], ['*b.com'])).toEqual([]);
   });
 });

@@ -134,6 +134,76 @@ export function matchDomainPattern(pattern: CompiledPattern, host: string): bool
   return matchFrom(0, 0);
 }
 
+/** A pattern as a sequence of label matchers; `many` is zero or more labels of any kind. */
+type LabelItem =
+  { kind: 'many' } | { kind: 'one' } | { kind: 'literal'; text: string } | { kind: 'glob'; pattern: RegExp };
+
+function labelItems(pattern: CompiledPattern): LabelItem[] {
+  return pattern.labels.flatMap((label, index): LabelItem[] => {
+    if (label === '*') {
+      // The same reading as matchDomainPattern: leading `*` zero or more labels, trailing one or
+      // more, in the middle exactly one.
+      if (index === 0) return [{ kind: 'many' }];
+      if (index === pattern.labels.length - 1) return [{ kind: 'one' }, { kind: 'many' }];
+      return [{ kind: 'one' }];
+    }
+    return typeof label === 'string' ? [{ kind: 'literal', text: label }] : [{ kind: 'glob', pattern: label }];
+  });
+}
+
+function labelCovers(general: LabelItem, specific: LabelItem): boolean {
+  if (general.kind === 'one') return specific.kind !== 'many';
+  if (general.kind === 'literal') return specific.kind === 'literal' && specific.text === general.text;
+  if (general.kind === 'glob') {
+    if (specific.kind === 'literal') return general.pattern.test(specific.text);
+    return specific.kind === 'glob' && specific.pattern.source === general.pattern.source;
+  }
+  return true;
+}
+
+/**
+ * Whether every host `specific` matches is also matched by `general` (`*.example.com` covers
+ * `docs.example.com`). Sound but not complete: `false` may also mean "could not tell" — callers
+ * that intersect allow lists with it fail closed.
+ */
+export function patternCovers(general: CompiledPattern, specific: CompiledPattern): boolean {
+  if (specific.ipv6 !== undefined || general.ipv6 !== undefined) return specific.ipv6 === general.ipv6;
+  const g = labelItems(general);
+  const s = labelItems(specific);
+  const covers = (i: number, j: number): boolean => {
+    if (j === s.length) return g.slice(i).every((item) => item.kind === 'many');
+    const item = s[j] as LabelItem;
+    const want = g[i];
+    if (item.kind === 'many') {
+      // Any number of labels here: only a `many` of the general pattern can take them all.
+      return want?.kind === 'many' && (covers(i, j + 1) || covers(i + 1, j + 1));
+    }
+    if (want === undefined) return false;
+    if (want.kind === 'many') return covers(i, j + 1) || covers(i + 1, j);
+    return labelCovers(want, item) && covers(i + 1, j + 1);
+  };
+  return covers(0, 0);
+}
+
+/**
+ * The hosts both lists admit, as one list: for each pair of entries the narrower one when one
+ * covers the other. A pair that overlaps without either covering the other (`a*.com` and
+ * `*b.com`) is left out, so the result may admit less than both lists do, never more.
+ */
+export function intersectDomainLists(first: readonly string[], second: readonly string[]): string[] {
+  const compile = (list: readonly string[]) =>
+    list.map(compileDomainPattern).filter((pattern): pattern is CompiledPattern => pattern !== undefined);
+  const out = new Set<string>();
+  const seconds = compile(second);
+  for (const a of compile(first)) {
+    for (const b of seconds) {
+      if (patternCovers(b, a)) out.add(a.source);
+      else if (patternCovers(a, b)) out.add(b.source);
+    }
+  }
+  return [...out];
+}
+
 /**
  * Patterns indexed by one literal label each, so a host is matched only against the few
  * patterns that share a label with it — not against every entry of the category lists.

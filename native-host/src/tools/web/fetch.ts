@@ -9,8 +9,8 @@ const MAX_REDIRECTS = 10;
 
 /**
  * web_fetch: one HTTP(S) GET without a browser. The policy checked the address before the call;
- * every redirect is checked here again with the same domain guard, before it is followed — a
- * blocked host is never contacted. HTML becomes markdown or text with the page agent's converter.
+ * every redirect is checked here again with the same domain guard and the call's grant, before it
+ * is followed — a blocked host is never contacted. HTML becomes markdown or text with the page agent's converter.
  */
 export async function webFetch(
   input: ToolInput<'web_fetch'>,
@@ -21,7 +21,8 @@ export async function webFetch(
   let url = input.url;
   let response: Response | undefined;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const verdict = guard.check(url);
+    // The grant narrows redirects too: a task granted docs.example.com is not led elsewhere.
+    const verdict = guard.check(url, context.grantedDomains ? { allowed_domains: context.grantedDomains } : undefined);
     if (!verdict.allowed) {
       const reason = verdict.reason?.en ?? `${url} is blocked.`;
       throw new AppError('POLICY_BLOCKED', hop === 0 ? reason : `The address redirected to ${url}: ${reason}`);
