@@ -1,4 +1,4 @@
-import type { EventData, EventType } from '@nextai/shared';
+import { ENDED_RUN_STATES, type DaemonEvent, type EventData, type EventType } from '@nextai/shared';
 
 import type { RunError, RunState, RunStore } from './run-store.js';
 
@@ -27,5 +27,21 @@ export function transitionRun(
     previous,
     ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
     ...(extra.error ? { error_code: extra.error.code } : {}),
+  });
+}
+
+/**
+ * Calls `listener` with the id of each run that reaches an ended state (finished, failed,
+ * stopped) — every state change is a `run.state` event (transitionRun) — so what was kept for the
+ * run while it went on can be let go. Returns the unsubscribe function.
+ */
+export function onRunEnded(
+  events: { subscribe(listener: (event: DaemonEvent) => void): () => void },
+  listener: (runId: string) => void,
+): () => void {
+  return events.subscribe((event) => {
+    if (event.type !== 'run.state') return;
+    const { run_id, state } = event.data as EventData<'run.state'>;
+    if ((ENDED_RUN_STATES as readonly string[]).includes(state)) listener(run_id);
   });
 }
