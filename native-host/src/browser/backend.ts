@@ -2,10 +2,15 @@ import type { BrowserCallContext, ExtensionToolName, SensitiveTarget, ToolOutcom
 
 import type { ClientConnection } from '../daemon/client-connection.js';
 
-/** What a browser_interact call would act on, asked before the policy decides. */
+/** The browser tools whose target is looked at before the policy decides. */
+export type InspectedTool = 'browser_interact' | 'browser_tabs';
+
+/** What a browser_interact (or browser_tabs attach) call would act on, asked before the policy decides. */
 export interface InspectResult {
   target?: string | undefined;
   sensitive?: SensitiveTarget | undefined;
+  /** browser_tabs: the tab the call would take, pinned into the call so it acts on that one. */
+  tab_id?: number | undefined;
   error?: { code: string; message: string } | undefined;
 }
 
@@ -23,7 +28,17 @@ export interface BrowserBackend {
     context: BrowserCallContext,
     signal: AbortSignal,
   ): Promise<ToolOutcome>;
-  inspect(input: Record<string, unknown>, callId: string, context: BrowserCallContext): Promise<InspectResult>;
+  inspect(
+    input: Record<string, unknown>,
+    callId: string,
+    context: BrowserCallContext,
+    tool?: InspectedTool,
+  ): Promise<InspectResult>;
+  /**
+   * Keeps the backend's browser open until the returned function is called (a call waiting for a
+   * person's approval); absent where the browser is not the daemon's to close.
+   */
+  hold?(): () => void;
 }
 
 /** A connected extension, reached through its bridge with `extension.tool_call` requests. */
@@ -49,7 +64,17 @@ export class ExtensionBackend implements BrowserBackend {
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: result.error };
   }
 
-  async inspect(input: Record<string, unknown>, callId: string, context: BrowserCallContext): Promise<InspectResult> {
-    return this.client.peer.request('extension.inspect', { input, call_id: callId, context }, { timeoutMs: 15_000 });
+  async inspect(
+    input: Record<string, unknown>,
+    callId: string,
+    context: BrowserCallContext,
+    tool: InspectedTool = 'browser_interact',
+  ): Promise<InspectResult> {
+    return this.client.peer.request(
+      'extension.inspect',
+      // `tool` is sent only when it is not the default, so older extensions see what they know.
+      { input, call_id: callId, context, ...(tool === 'browser_interact' ? {} : { tool }) },
+      { timeoutMs: 15_000 },
+    );
   }
 }

@@ -118,3 +118,55 @@ describe('ApprovalQueue', () => {
     expect(queue.list('pending', 10)).toEqual([]);
   });
 });
+
+describe('ApprovalQueue.findForRunCall: an earlier answer stands only for what was asked', () => {
+  const input = { action: 'click', ref: 'e3' };
+  const ask = (asked: Decision, sensitive?: 'download' | 'credential_submit') =>
+    queue.request({
+      callId: 'step-3',
+      runId: 'run-1',
+      project: 'default',
+      source: 'run',
+      tool: 'browser_interact',
+      input,
+      decision: asked,
+      sensitive,
+    });
+  const webContent: Decision = { ...decision(), layer: 'web_content', per_call: true };
+
+  it('reuses the answer for the same decision and sensitive kind', () => {
+    const approval = ask(webContent, 'download');
+    queue.answer(approval.id, { decision: 'approve', scope: 'once' }, 'test');
+    expect(
+      queue.findForRunCall('run-1', 'step-3', 'browser_interact', input, {
+        decision: webContent,
+        sensitive: 'download',
+      })?.id,
+    ).toBe(approval.id);
+  });
+
+  it('does not let an approval of one kind, or of a plain call, stand for another sensitive kind', () => {
+    const plain = ask(decision());
+    queue.answer(plain.id, { decision: 'approve', scope: 'once' }, 'test');
+    const find = (now: Decision, sensitive?: 'download' | 'credential_submit') =>
+      queue.findForRunCall('run-1', 'step-3', 'browser_interact', input, { decision: now, sensitive });
+    expect(find(webContent, 'credential_submit')).toBeUndefined();
+    expect(find(decision())?.id).toBe(plain.id);
+    const download = ask(webContent, 'download');
+    queue.answer(download.id, { decision: 'approve', scope: 'once' }, 'test');
+    expect(find(webContent, 'credential_submit')).toBeUndefined();
+    expect(find({ ...webContent, risk: 'critical' }, 'download')).toBeUndefined();
+  });
+
+  it('closes a still-pending request for what the call no longer is', () => {
+    const stale = ask(decision());
+    expect(
+      queue.findForRunCall('run-1', 'step-3', 'browser_interact', input, {
+        decision: webContent,
+        sensitive: 'credential_submit',
+      }),
+    ).toBeUndefined();
+    expect(queue.get(stale.id)).toMatchObject({ status: 'cancelled' });
+    expect(queue.get(stale.id)).not.toHaveProperty('sensitive_kind');
+  });
+});

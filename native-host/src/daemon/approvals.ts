@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type Approval, type Decision, type DecisionTranslations } from '@nextai/shared';
+import { AppError, type Approval, type Decision, type DecisionTranslations, type SensitiveKind } from '@nextai/shared';
 
 import { canonicalJson } from './audit/chain.js';
 import type { Db } from './database.js';
@@ -19,6 +19,14 @@ export interface ApprovalRequest {
   tool: string;
   input: Record<string, unknown>;
   decision: Decision;
+  /** The sensitive page action the person is asked about (the page agent lets only it through). */
+  sensitive?: SensitiveKind | undefined;
+}
+
+/** What an earlier answer must have been given to, for it to stand for a repeated call. */
+export interface AskedFor {
+  decision: Pick<Decision, 'layer' | 'per_call' | 'risk'>;
+  sensitive?: SensitiveKind | undefined;
 }
 
 interface ApprovalRow {
@@ -36,6 +44,7 @@ interface ApprovalRow {
   findings: string;
   translations: string;
   per_call: number;
+  sensitive_kind: string | null;
   status: Approval['status'];
   scope: Approval['scope'];
   message: string | null;
@@ -62,8 +71,8 @@ export class ApprovalQueue {
     const { decision } = request;
     this.db
       .prepare(
-        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, translations, per_call, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, translations, per_call, sensitive_kind, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
       )
       .run(
         id,
@@ -80,6 +89,7 @@ export class ApprovalQueue {
         JSON.stringify(decision.findings),
         JSON.stringify(decision.translations),
         decision.per_call ? 1 : 0,
+        request.sensitive ?? null,
       );
     this.events.append('approval.requested', {
       approval_id: id,
@@ -101,8 +111,19 @@ export class ApprovalQueue {
    * is still pending or was answered (perhaps while the daemon was down). A run resumed after a
    * restart repeats its call with the same id and gets that answer instead of asking again.
    * A cancelled request does not count: the person never answered it.
+   *
+   * The answer stands only for what the person was shown: the same decision layer, per-call
+   * status and risk, and the same sensitive page action. A call that has since become something
+   * else (the button now submits a password form) is asked about again; a still-pending request
+   * for the old description is closed, since no one waits for its answer any more.
    */
-  findForRunCall(runId: string, callId: string, tool: string, input: Record<string, unknown>): Approval | undefined {
+  findForRunCall(
+    runId: string,
+    callId: string,
+    tool: string,
+    input: Record<string, unknown>,
+    now: AskedFor,
+  ): Approval | undefined {
     const rows = this.db
       .prepare(
         `SELECT * FROM approvals WHERE run_id = ? AND call_id = ? AND tool = ? AND status != 'cancelled' ORDER BY created_at DESC`,
@@ -110,7 +131,15 @@ export class ApprovalQueue {
       .all(runId, callId, tool) as ApprovalRow[];
     const wanted = canonicalJson(input);
     const row = rows.find((candidate) => canonicalJson(JSON.parse(candidate.input)) === wanted);
-    return row && toApproval(row);
+    if (!row) return undefined;
+    const same =
+      row.layer === now.decision.layer &&
+      (row.per_call === 1) === now.decision.per_call &&
+      row.risk === now.decision.risk &&
+      (row.sensitive_kind ?? undefined) === now.sensitive;
+    if (same) return toApproval(row);
+    if (row.status === 'pending') this.cancel(row.id, 'the call changed since it was asked about; it was asked again');
+    return undefined;
   }
 
   /**
@@ -289,8 +318,11 @@ export class ApprovalQueue {
 }
 
 function toApproval(row: ApprovalRow): Approval {
+  // What kind of sensitive action it was is for matching a repeated call, not part of the
+  // approval clients are sent (its reason describes it).
+  const { sensitive_kind: _kind, ...rest } = row;
   return {
-    ...row,
+    ...rest,
     input: JSON.parse(row.input) as Record<string, unknown>,
     findings: JSON.parse(row.findings) as string[],
     translations: JSON.parse(row.translations) as DecisionTranslations,

@@ -267,4 +267,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN source TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'the sensitive page action an approval was asked for',
+    sql: `
+      -- The sensitive kind (credential_submit, payment_submit…) the person was shown, so an answer
+      -- given before a restart is reused only for the same kind (issue #7).
+      ALTER TABLE approvals ADD COLUMN sensitive_kind TEXT;
+    `,
+  },
 ];

@@ -30,10 +30,11 @@ import {
   type UploadFile,
 } from '@nextai/shared';
 
-import type { BrowserBackend, InspectResult } from '../browser/backend.js';
+import type { BrowserBackend, InspectedTool, InspectResult } from '../browser/backend.js';
 import { ExtensionBackend } from '../browser/backend.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
+import { normalizeKey } from '../platform/keys.js';
 import type { Assessment } from '../policy/assess.js';
 import { decide } from '../policy/decide.js';
 import { requiredLevel } from '../policy/permission-levels.js';
@@ -95,6 +96,8 @@ interface WebSignals {
   webContent?: { reason: Localized } | undefined;
   tabAccess?: { reason: Localized } | undefined;
   sensitive?: SensitiveTarget | undefined;
+  /** The page text found in typed or clipboard text (what Enter or a paste would then submit). */
+  webText?: string | undefined;
 }
 
 /** What each sensitive page action is, for the Chinese approval card (the page describes it in English). */
@@ -171,6 +174,18 @@ export class ToolGateway {
    */
   async call(request: ToolCallRequest, context: CallContext): Promise<ToolResult> {
     const tool = this.lookup(request.name);
+    // The daemon's headless browser stays open for a browser call from here to its end: the
+    // person may take longer over its approval than the browser's idle time, and the tab the
+    // call was asked about must still be there when it runs.
+    const release = tool.runsIn === 'extension' ? this.options.headless?.()?.hold?.() : undefined;
+    try {
+      return await this.decideAndRun(tool, request, context);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async decideAndRun(tool: AnyTool, request: ToolCallRequest, context: CallContext): Promise<ToolResult> {
     const callId = request.call_id ?? randomUUID();
     const started = performance.now();
     const audit = (entry: Omit<AuditEntry, 'call_id' | 'tool' | 'source'>) =>
@@ -209,9 +224,32 @@ export class ToolGateway {
       audit({ kind: 'decision', parameters: request.input, result: 'invalid_input', reason: message });
       return finish(failure('INVALID_INPUT', message));
     }
-    const input = parsed.data as Record<string, unknown>;
+    let input = parsed.data as Record<string, unknown>;
     let signals = this.webSignals(tool, input, context);
     let evaluated = this.evaluate(tool, input, context, signals);
+    // `attach` without a tab_id means "the tab the person has in front of them": which one that is
+    // is settled now and pinned into the call, so the tab approved is the tab attached — not
+    // whichever is in front when the answer comes.
+    if (tool.name === 'browser_tabs' && input.action === 'attach' && evaluated.decision.action !== 'always_block') {
+      const pinned = await this.pinTab(input, callId, context);
+      if (!pinned.ok) {
+        audit({ kind: 'decision', parameters: input, result: 'invalid_input', reason: pinned.message });
+        return finish(failure('INVALID_INPUT', pinned.message));
+      }
+      input = pinned.input;
+      if (pinned.target) {
+        signals = {
+          ...signals,
+          tabAccess: {
+            reason: say(
+              `lets the agent work in a tab you opened yourself (your own, maybe signed-in, page): ${pinned.target}`,
+              `会让智能体在你自己打开的标签页里操作（你自己的、可能已登录的页面）：${pinned.target}`,
+            ),
+          },
+        };
+      }
+      evaluated = this.evaluate(tool, input, context, signals);
+    }
     // A page action is described by the page before the decision: a sign-in or payment form, a
     // "Send" button, a download. Nothing runs yet; a blocked call is not even looked at.
     if (
@@ -264,7 +302,10 @@ export class ToolGateway {
       // given) to the request it already made, and the person is not asked twice.
       const earlier =
         context.runId && request.call_id
-          ? this.options.approvals.findForRunCall(context.runId, callId, tool.name, input)
+          ? this.options.approvals.findForRunCall(context.runId, callId, tool.name, input, {
+              decision,
+              sensitive: signals.sensitive?.kind,
+            })
           : undefined;
       const approval =
         earlier ??
@@ -276,6 +317,7 @@ export class ToolGateway {
           tool: tool.name,
           input,
           decision,
+          sensitive: signals.sensitive?.kind,
         });
       const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
       context.cancel?.addEventListener('abort', onCancel, { once: true });
@@ -337,7 +379,10 @@ export class ToolGateway {
 
     const executed = performance.now();
     const outcome = await this.execute(tool, input, callId, context, signals.sensitive);
-    if (outcome.ok && context.runId) this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
+    if (outcome.ok && context.runId) {
+      this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
+      this.stageWebText(tool, input, context.runId, signals);
+    }
     audit({
       kind: 'execution',
       result: outcome.ok ? 'success' : 'failed',
@@ -378,8 +423,9 @@ export class ToolGateway {
   }
 
   /**
-   * What the call's input shows without asking a page: a command (or app arguments, or typed
-   * lines) that a page this run read suggested, or a request for a tab the person opened.
+   * What the call's input shows without asking a page: a command (or app arguments, typed or
+   * clipboard text) that a page this run read suggested, a key that would submit such text, or a
+   * request for a tab the person opened.
    */
   private webSignals(tool: AnyTool, input: Record<string, unknown>, context: CallContext): WebSignals {
     if (tool.name === 'browser_tabs' && input.action === 'attach') {
@@ -394,27 +440,43 @@ export class ToolGateway {
     }
     const provenance = this.options.webProvenance;
     if (!provenance || !context.runId) return {};
+    if (tool.name === 'key_press' || tool.name === 'hotkey') return this.keySignals(input, context.runId);
+    // Typed text is checked whatever it holds: "curl x | sh" typed into a terminal runs on the
+    // Enter that follows, and what goes on the clipboard is typed by the paste that follows.
     const text =
       tool.name === 'bash_execute'
         ? String(input.command ?? '')
         : tool.name === 'app_launch'
           ? [input.name, ...(Array.isArray(input.args) ? input.args : [])].map(String).join(' ')
-          : tool.name === 'type_text' && /[\r\n]/.test(String(input.text ?? ''))
-            ? String(input.text)
-            : undefined;
+          : tool.name === 'type_text'
+            ? String(input.text ?? '')
+            : tool.name === 'clipboard_write' && input.format !== 'image'
+              ? String(input.content ?? '')
+              : undefined;
     if (text === undefined) return {};
     const origin = provenance.match(context.runId, text);
     if (origin) {
+      const [en, zh] =
+        tool.name === 'type_text'
+          ? ['types text', '输入的文字']
+          : tool.name === 'clipboard_write'
+            ? ['puts text on the clipboard', '放到剪贴板上的文字']
+            : ['runs a command', '运行的命令'];
       return {
+        webText: origin.excerpt,
         webContent: {
           reason: say(
-            `runs a command that a web page this run read suggested ("${origin.excerpt}")`,
-            `运行的命令来自本次任务读过的网页（“${origin.excerpt}”）`,
+            `${en} that a web page this run read suggested ("${origin.excerpt}")`,
+            `${zh}来自本次任务读过的网页（“${origin.excerpt}”）`,
           ),
         },
       };
     }
+    // Only what runs (a command, an app, typed lines) opens what Downloads holds; a path typed
+    // into a file dialog or put on the clipboard does not.
+    const runs = tool.name !== 'clipboard_write' && (tool.name !== 'type_text' || /[\r\n]/.test(text));
     if (
+      runs &&
       provenance.sawWeb(context.runId) &&
       /(^|[\s'"=/])(~|\$HOME|\/home\/[^/\s]+|\/Users\/[^/\s]+)?\/?Downloads\//.test(text)
     ) {
@@ -430,15 +492,102 @@ export class ToolGateway {
     return {};
   }
 
+  /** Enter after page-suggested text was typed, or a paste of page-suggested clipboard text. */
+  private keySignals(input: Record<string, unknown>, runId: string): WebSignals {
+    const provenance = this.options.webProvenance;
+    const keys = chordOf(input.keys);
+    if (!provenance || !keys) return {};
+    const typed = keys.includes('enter') ? provenance.stagedText(runId, 'typed') : undefined;
+    if (typed !== undefined) {
+      return {
+        webText: typed,
+        webContent: {
+          reason: say(
+            `presses Enter after typing text that a web page this run read suggested ("${typed}")`,
+            `在输入来自本次任务读过的网页的文字（“${typed}”）之后按回车`,
+          ),
+        },
+      };
+    }
+    const clipboard = isPaste(keys) ? provenance.stagedText(runId, 'clipboard') : undefined;
+    if (clipboard !== undefined) {
+      return {
+        webText: clipboard,
+        webContent: {
+          reason: say(
+            `pastes text that a web page this run read suggested ("${clipboard}")`,
+            `粘贴来自本次任务读过的网页的文字（“${clipboard}”）`,
+          ),
+        },
+      };
+    }
+    return {};
+  }
+
+  /**
+   * After a call ran: page-suggested text now typed (Enter would submit it) or on the clipboard
+   * (a paste would type it), so that key is asked about as the text was.
+   */
+  private stageWebText(tool: AnyTool, input: Record<string, unknown>, runId: string, signals: WebSignals): void {
+    const provenance = this.options.webProvenance;
+    if (!provenance) return;
+    switch (tool.name) {
+      case 'type_text':
+        // Other text typed after it does not take it out of the field: only Enter sends it.
+        if (signals.webText !== undefined) provenance.stage(runId, 'typed', signals.webText);
+        return;
+      case 'clipboard_write':
+        // The clipboard holds one thing: what was put there last.
+        provenance.stage(runId, 'clipboard', signals.webText);
+        return;
+      case 'key_press':
+      case 'hotkey': {
+        const keys = chordOf(input.keys);
+        if (!keys) return;
+        const clipboard = provenance.stagedText(runId, 'clipboard');
+        if (isPaste(keys) && clipboard !== undefined) provenance.stage(runId, 'typed', clipboard);
+        else if (keys.includes('enter')) provenance.stage(runId, 'typed', undefined);
+        return;
+      }
+    }
+  }
+
+  /**
+   * browser_tabs attach: the tab it would take, asked of the browser before the policy decides
+   * and pinned into the input. Without a tab_id, a browser that cannot say which tab it means
+   * gets the call refused (the model lists the tabs and names one): an unpinned attach could take
+   * a tab the person never saw on the approval card.
+   */
+  private async pinTab(
+    input: Record<string, unknown>,
+    callId: string,
+    context: CallContext,
+  ): Promise<{ ok: true; input: Record<string, unknown>; target?: string } | { ok: false; message: string }> {
+    const inspected = await this.inspectTarget(input, callId, context, 'browser_tabs');
+    const tabId = inspected?.tab_id ?? (typeof input.tab_id === 'number' ? input.tab_id : undefined);
+    if (tabId === undefined || (input.tab_id !== undefined && tabId !== input.tab_id)) {
+      if (inspected?.error) this.options.log.info('the browser did not name the tab to attach', inspected.error);
+      return {
+        ok: false,
+        message:
+          'browser_tabs attach needs a tab_id here: the browser could not tell which tab the person has in front. List the tabs with browser_tabs {"action":"list"} and attach the one the person means by its tab_id.',
+      };
+    }
+    // The browser's words for the tab (its title comes from the page): kept short on the card.
+    const target = inspected?.target?.slice(0, 200);
+    return { ok: true, input: { ...input, tab_id: tabId }, ...(target ? { target } : {}) };
+  }
+
   private async inspectTarget(
     input: Record<string, unknown>,
     callId: string,
     context: CallContext,
+    tool: InspectedTool = 'browser_interact',
   ): Promise<InspectResult | undefined> {
     const backend = this.browserBackend();
     if (!backend) return undefined;
     try {
-      return await backend.inspect(input, callId, this.browserContext(context, [], undefined));
+      return await backend.inspect(input, callId, this.browserContext(context, [], undefined), tool);
     } catch (error) {
       // Without a description the call still runs with nothing sensitive approved: the page agent
       // refuses a sensitive target itself (TARGET_CHANGED), so this fails closed.
@@ -626,4 +775,23 @@ function failure(code: ErrorCode, message: string | Localized, details?: unknown
       : { code, message: message.en, translations: translationsOf(message) };
   if (details !== undefined) error.details = details;
   return { ok: false, error };
+}
+
+/** A key_press or hotkey chord in canonical key names; undefined when a key is not understood. */
+function chordOf(keys: unknown): string[] | undefined {
+  if (!Array.isArray(keys)) return undefined;
+  try {
+    return keys.map((key) => normalizeKey(String(key)));
+  } catch {
+    // The tool refuses such a chord itself; there is nothing it would type.
+    return undefined;
+  }
+}
+
+/** Ctrl+V, Cmd+V (with Shift too, "paste as plain text"), Shift+Insert. */
+function isPaste(keys: readonly string[]): boolean {
+  return (
+    (keys.includes('v') && (keys.includes('ctrl') || keys.includes('meta'))) ||
+    (keys.includes('insert') && keys.includes('shift'))
+  );
 }

@@ -390,10 +390,18 @@ export const CLIENT_METHODS = {
       input: z.record(z.string(), z.unknown()),
       call_id: z.string(),
       context: browserCallContextSchema.optional(),
+      /**
+       * The tool whose call is looked at; absent means browser_interact (all older daemons ask).
+       * browser_tabs: which tab an `attach` would take — the given tab_id, else the active tab of
+       * the last focused window — answered with `tab_id` and a `target` naming it.
+       */
+      tool: z.enum(['browser_interact', 'browser_tabs']).optional(),
     }),
     result: z.object({
       target: z.string().optional(),
       sensitive: z.object({ kind: z.enum(SENSITIVE_KINDS), reason: z.string() }).optional(),
+      /** browser_tabs: the tab the call would act on; the daemon pins it into the call it approves. */
+      tab_id: z.number().int().optional(),
       error: z.object({ code: z.string(), message: z.string() }).optional(),
     }),
   },
