@@ -1,6 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+import { securityConfigSchema, type BrowserCallContext } from '@nextai/shared';
+
+import { HeadlessBrowser } from '../../native-host/src/browser/headless/headless-browser.js';
+import { navigationRules } from '../../native-host/src/browser/navigation-rules.js';
+import { createLogger } from '../../native-host/src/logger.js';
+import { DomainGuard } from '../../native-host/src/policy/guards/domains.js';
 import { BROWSER_TASKS, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
+import { CHROMIUM_PATH } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
 import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { makeHome, type TestHome } from '../support/home.js';
@@ -51,6 +62,30 @@ describe('browser tools without a connected browser (headless Chromium from the 
   it('stale refs, ambiguous and missing targets', () => BROWSER_TASKS.badInput(call, site));
   it('a credential form waits for the person', () => BROWSER_TASKS.credentialFormNeedsApproval(call, site, home.env));
 
+  it('refs survive a single-page app changing route (history.pushState, #hash)', async () => {
+    const opened = await call('browser_navigate', { url: site.url('spa.html') });
+    expect(opened.ok).toBe(true);
+    const before = String((await call('browser_snapshot', {})).output?.snapshot);
+    const ref = (role: string, name: string) => new RegExp(`\\[(e\\d+)\\] ${role} "${name}"`).exec(before)?.[1];
+    const route = await call('browser_interact', { action: 'click', ref: ref('button', 'Open settings') });
+    expect(route.ok, JSON.stringify(route.error)).toBe(true);
+    expect(route.output?.url).toContain('?view=settings');
+    const hash = await call('browser_interact', { action: 'click', ref: ref('link', 'Jump to details') });
+    expect(hash.ok, JSON.stringify(hash.error)).toBe(true);
+    // Refs from before the route changes still name the same elements: the document is the same.
+    const added = await call('browser_interact', { action: 'click', ref: ref('button', 'Add one') });
+    expect(added.ok, JSON.stringify(added.error)).toBe(true);
+    const after = String((await call('browser_snapshot', {})).output?.snapshot);
+    expect(after).toMatch(/Count: 1/);
+    expect(after).toMatch(/# Settings/);
+    // A route change that loads its data: the click returns once the data is in, as for the
+    // extension, rather than at the URL change.
+    const report = await call('browser_interact', { action: 'click', ref: ref('button', 'Open report') });
+    expect(report.ok, JSON.stringify(report.error)).toBe(true);
+    expect(report.output?.url).toContain('?view=report');
+    expect(String((await call('browser_snapshot', {})).output?.snapshot)).toMatch(/Report total: 42/);
+  });
+
   it('takes a screenshot and fetches a page without a browser, redirects checked', async () => {
     const shot = await call('browser_extract', { type: 'screenshot', full_page: true });
     expect(shot.ok).toBe(true);
@@ -69,5 +104,99 @@ describe('browser tools without a connected browser (headless Chromium from the 
     // The tab the agent had is gone with the browser.
     expect((await call('browser_snapshot', {})).error?.code).toBe('NOT_FOUND');
     expect((await call('browser_navigate', { url: site.url('index.html') })).ok).toBe(true);
+  });
+});
+
+// The HeadlessBrowser itself, driven as the gateway drives it, for what the CLI cannot arrange:
+// a task's grant, the idle close (its timer injected, fired by the test) and a close racing a call.
+describe('the headless browser: grants, idle close, closing while a call starts', () => {
+  const security = securityConfigSchema.parse({ blocked_domains: ['127.0.0.2'] });
+  const guard = new DomainGuard(security);
+  let site: FixtureSite;
+  let profile: string;
+  let browser: HeadlessBrowser;
+  let timers: { fire: () => void; cancelled: boolean }[];
+
+  const context = (runId: string, granted?: string[]): BrowserCallContext => ({
+    run_id: runId,
+    allow_sensitive: [],
+    navigation: navigationRules(security, granted),
+  });
+  const navigate = (url: string, call: BrowserCallContext) => browser.call('browser_navigate', { url }, 'call', call);
+
+  beforeAll(async () => {
+    site = await startFixtureSite();
+  });
+  afterAll(async () => {
+    await site?.close();
+  });
+  beforeEach(() => {
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-headless-'));
+    timers = [];
+    browser = new HeadlessBrowser({
+      executablePath: CHROMIUM_PATH,
+      userDataDir: path.join(profile, 'profile'),
+      checkHost: (url) => {
+        const verdict = guard.check(url);
+        return { allowed: verdict.allowed, reason: verdict.reason?.en };
+      },
+      log: createLogger({ component: 'test', level: 'error' }),
+      idleTimer: (fire) => {
+        const timer = { fire, cancelled: false };
+        timers.push(timer);
+        return { cancel: () => (timer.cancelled = true) };
+      },
+    });
+  });
+  afterEach(async () => {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it("holds every request to a task's granted domains, redirects included, until the task ends", async () => {
+    const elsewhere = site.url(`redirect?to=${encodeURIComponent(`http://localhost:${site.port}/landing.html`)}`);
+    const granted = await navigate(elsewhere, context('granted-run', ['127.0.0.1']));
+    expect(granted.ok ? 'opened' : granted.error.code).toBe('POLICY_BLOCKED');
+    expect(site.requests.filter((request) => request.host === 'localhost')).toEqual([]);
+    // One proxy serves every tab and cannot tell them apart: while the granted task has its tab,
+    // another task's tab is held to the grant too (it fails closed, never open).
+    expect((await navigate(elsewhere, context('other-run'))).ok).toBe(false);
+    browser.forgetRun('granted-run');
+    const other = await navigate(elsewhere, context('other-run'));
+    expect(other.ok ? other.output : other.error).toMatchObject({ url: expect.stringContaining('localhost') });
+  });
+
+  it('is not closed as idle while a call holds it; the idle time counts from the last call, inspect included', async () => {
+    expect((await navigate(site.url('modal.html'), context('run-1'))).ok).toBe(true);
+    const inspected = await browser.inspect({ action: 'click', selector: 'Export data' }, 'call', context('run-1'));
+    expect(inspected.target).toContain('Export data');
+    // The countdown started by the navigation was replaced by one started by the inspection.
+    expect(timers.map((timer) => timer.cancelled)).toEqual([true, false]);
+
+    // A call waiting for the person (the gateway holds the browser that long): the idle time
+    // passing closes nothing, even for a countdown already due.
+    const release = browser.hold();
+    for (const timer of timers) timer.fire();
+    expect(browser.running).toBe(true);
+    const click = await browser.call(
+      'browser_interact',
+      { action: 'click', selector: 'Export data' },
+      'call',
+      context('run-1'),
+    );
+    expect(click.ok, JSON.stringify(click)).toBe(true);
+    release();
+    timers.at(-1)?.fire();
+    expect(browser.running).toBe(false);
+  });
+
+  it('a call that starts while the browser closes gets a browser that works', async () => {
+    expect((await navigate(site.url('index.html'), context('run-1'))).ok).toBe(true);
+    const closing = browser.close();
+    const reopened = navigate(site.url('modal.html'), context('run-1'));
+    await closing;
+    const result = await reopened;
+    expect(result.ok ? result.output : result.error).toMatchObject({ title: 'Modal dialog' });
+    expect((await navigate(site.url('table.html'), context('run-1'))).ok).toBe(true);
   });
 });

@@ -16,6 +16,7 @@ import { WebProvenance } from '../policy/web-provenance.js';
 import { isLocalEndpoint, priceOf } from '../agent/pricing.js';
 import { createProvider, selectProvider } from '../agent/providers/index.js';
 import { RunManager } from '../agent/run-manager.js';
+import { onRunEnded } from '../agent/run-transition.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { LoopOptions, ModelChoice } from '../agent/loop/run-loop.js';
 import { clearStoppedMarker, writeStoppedMarker } from '../client/daemon-launcher.js';
@@ -170,6 +171,13 @@ export class Daemon {
           tool: step.intent.tool as string,
           output: (step.result as { output?: unknown } | null)?.output,
         }));
+    const webProvenance = new WebProvenance(runSteps);
+    // What a run read and the grant its headless tabs were held to live as long as the run; an
+    // ended run reads no more pages and runs no more commands (a daemon is up for weeks).
+    onRunEnded(events, (runId) => {
+      webProvenance.forget(runId);
+      this.headless?.forgetRun(runId);
+    });
     this.gateway = new ToolGateway({
       handlers: {
         ...this.hostTools.handlers,
@@ -191,7 +199,7 @@ export class Daemon {
       browserClients: () => [...this.connections].filter((connection) => connection.canRunBrowserTools()).reverse(),
       headless: () => this.headless,
       navigationRules: (grant) => navigationRules(policy.current.config.security, grant?.restrictions?.allowed_domains),
-      webProvenance: new WebProvenance(runSteps),
+      webProvenance,
       readUpload: (file) => readUploadFile(file, homeDir, platform, policy.current.config.security.max_file_size),
     });
     this.runManager = new RunManager({

@@ -12,6 +12,7 @@ import {
   type ExtensionToolName,
   type ExtractValue,
   type InspectValue,
+  type NavigationRules,
   type PageReply,
   type PageRequest,
   type SettleValue,
@@ -22,10 +23,10 @@ import {
 } from '@nextai/shared';
 
 import type { Logger } from '../../logger.js';
-import type { BrowserBackend, InspectResult } from '../backend.js';
+import type { BrowserBackend, InspectedTool, InspectResult } from '../backend.js';
 import { pageAgentBundle } from './page-bundle.js';
 import { PageWorld } from './page-world.js';
-import { PolicyProxy, type HostCheck } from './policy-proxy.js';
+import { PolicyProxy, type HostCheck, type HostVerdict } from './policy-proxy.js';
 import { scaleScreenshot } from './screenshot.js';
 
 const SETTLE_TIMEOUT_MS = 5000;
@@ -36,8 +37,34 @@ export interface HeadlessOptions {
   executablePath: string;
   /** An isolated profile of the agent's own, or the one the person configured. */
   userDataDir: string;
+  /** The configured domain policy, for every request of the browser. */
   checkHost: HostCheck;
   log: Logger;
+  /** Arms the idle close (tests pass one they fire themselves); a real timer when absent. */
+  idleTimer?: (onIdle: () => void, ms: number) => { cancel(): void };
+}
+
+/** Navigation rules compiled once per version: every request of every tab is tested against them. */
+const compiledRules = new Map<string, { block: RegExp[]; allow: RegExp[] | undefined }>();
+
+/** What a call's navigation rules (its grant included) say about a request. */
+function refusedBy(rules: NavigationRules, url: string): boolean {
+  let compiled = compiledRules.get(rules.version);
+  if (!compiled) {
+    // A handful of versions at a time (one per configuration and grant in use).
+    if (compiledRules.size >= 16) compiledRules.clear();
+    const compile = (source: string) => new RegExp(source, 'i');
+    compiled = { block: rules.block.map(compile), allow: rules.allow_only?.map(compile) };
+    compiledRules.set(rules.version, compiled);
+  }
+  if (compiled.block.some((pattern) => pattern.test(url))) return true;
+  return compiled.allow !== undefined && !compiled.allow.some((pattern) => pattern.test(url));
+}
+
+function realTimer(onIdle: () => void, ms: number): { cancel(): void } {
+  const timer = setTimeout(onIdle, ms);
+  timer.unref();
+  return { cancel: () => clearTimeout(timer) };
 }
 
 interface Tab {
@@ -51,6 +78,13 @@ interface Tab {
   dialogs: string[];
   downloads: string[];
   snapshotDoc?: string | undefined;
+  /**
+   * The navigation rules (a task's grant narrowed into them) of the last call that used this tab,
+   * and whose call it was. The proxy cannot tell which tab a request comes from (one proxy for the
+   * browser, HTTPS seen only as CONNECT), so every tab's rules hold for every request: a task's
+   * grant is never widened by another tab, at the cost of narrowing the others while it is open.
+   */
+  rules?: { run: string; navigation: NavigationRules } | undefined;
 }
 
 /**
@@ -66,7 +100,9 @@ export class HeadlessBrowser implements BrowserBackend {
   private readonly byPage = new Map<Page, Tab>();
   private readonly working = new Map<string, number>();
   private nextId = 1;
-  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private idle: { cancel(): void } | undefined;
+  /** Calls in progress or waiting for a person (hold()): the browser is not idle while any is. */
+  private holds = 0;
 
   constructor(private readonly options: HeadlessOptions) {}
 
@@ -80,7 +116,19 @@ export class HeadlessBrowser implements BrowserBackend {
     _callId: string,
     context: BrowserCallContext,
   ): Promise<ToolOutcome> {
-    this.touch();
+    const release = this.hold();
+    try {
+      return await this.run(name, input, context);
+    } finally {
+      release();
+    }
+  }
+
+  private async run(
+    name: ExtensionToolName,
+    input: Record<string, unknown>,
+    context: BrowserCallContext,
+  ): Promise<ToolOutcome> {
     const tool = getTool(name);
     const parsed = tool?.input.safeParse(input);
     if (!parsed?.success) return { ok: false, error: { code: 'INVALID_INPUT', message: 'Invalid input.' } };
@@ -103,8 +151,16 @@ export class HeadlessBrowser implements BrowserBackend {
     }
   }
 
-  async inspect(input: Record<string, unknown>, _callId: string, context: BrowserCallContext): Promise<InspectResult> {
+  async inspect(
+    input: Record<string, unknown>,
+    _callId: string,
+    context: BrowserCallContext,
+    tool: InspectedTool = 'browser_interact',
+  ): Promise<InspectResult> {
+    // A person may take a while over the approval that follows; the tab must still be there.
+    const release = this.hold();
     try {
+      if (tool === 'browser_tabs') return await this.inspectTab(input as ToolInput<'browser_tabs'>);
       const data = input as ToolInput<'browser_interact'>;
       const tab = this.requireTab(data.tab_id, context);
       const reply = await tab.world.call<InspectValue>({
@@ -120,14 +176,54 @@ export class HeadlessBrowser implements BrowserBackend {
     } catch (error) {
       const appError = error instanceof AppError ? error : new AppError('TOOL_FAILED', (error as Error).message);
       return { error: { code: appError.code, message: appError.message } };
+    } finally {
+      release();
     }
+  }
+
+  /** The tab a browser_tabs call would take: headless, every tab is the agent's, named by tab_id. */
+  private async inspectTab(input: ToolInput<'browser_tabs'>): Promise<InspectResult> {
+    if (input.tab_id === undefined) {
+      return { error: { code: 'INVALID_INPUT', message: `${input.action} needs tab_id in the headless browser.` } };
+    }
+    const tab = this.tabs.get(input.tab_id);
+    if (!tab) return { error: { code: 'TAB_CLOSED', message: `Tab ${input.tab_id} does not exist (it was closed).` } };
+    const title = await tab.page.title().catch(() => '');
+    return { tab_id: tab.id, target: `tab ${tab.id} "${title}" (${tab.page.url()})` };
+  }
+
+  /**
+   * Keeps the browser open until the returned function is called: for a call from its start to
+   * its end, the approval it may wait for included (the gateway holds it that long).
+   */
+  hold(): () => void {
+    this.holds += 1;
+    this.idle?.cancel();
+    this.idle = undefined;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      this.touch();
+    };
+  }
+
+  /** A run ended: its grant stops narrowing the other tabs' requests. */
+  forgetRun(runId: string): void {
+    this.working.delete(runId);
+    for (const tab of this.tabs.values()) if (tab.rules?.run === runId) tab.rules = undefined;
   }
 
   /** Closes the browser (emergency stop, daemon shutdown, idle); the next call starts a new one. */
   async close(): Promise<void> {
-    clearTimeout(this.idleTimer);
+    this.idle?.cancel();
+    this.idle = undefined;
+    // Taken now: a launch() while the context closes gets a proxy of its own, which must stay up.
     const context = this.context;
+    const proxy = this.proxy;
     this.context = undefined;
+    this.proxy = undefined;
     this.tabs.clear();
     this.working.clear();
     if (context) {
@@ -137,21 +233,48 @@ export class HeadlessBrowser implements BrowserBackend {
           this.options.log.warn('the headless browser did not close cleanly', { error: (error as Error).message });
         });
     }
-    await this.proxy?.close();
-    this.proxy = undefined;
+    await proxy?.close();
   }
 
+  /** Starts the idle countdown, unless a call holds the browser or it is not running. */
   private touch(): void {
-    clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => void this.close(), IDLE_CLOSE_MS);
-    this.idleTimer.unref();
+    this.idle?.cancel();
+    this.idle = undefined;
+    if (this.holds > 0 || !this.context) return;
+    this.idle = (this.options.idleTimer ?? realTimer)(() => {
+      this.idle = undefined;
+      if (this.holds === 0) void this.close();
+    }, IDLE_CLOSE_MS);
+  }
+
+  /** The configured policy, then every open tab's navigation rules (see Tab.rules). */
+  private checkRequest(url: string): HostVerdict {
+    const verdict = this.options.checkHost(url);
+    if (!verdict.allowed) return verdict;
+    for (const tab of this.tabs.values()) {
+      if (tab.rules && refusedBy(tab.rules.navigation, url)) {
+        let host = url;
+        try {
+          host = new URL(url).hostname;
+        } catch {
+          // The whole address names it.
+        }
+        return {
+          allowed: false,
+          reason: `${host} is outside the domains granted to a task with a tab open in the headless browser (its grant, or security.allowed_domains); while that tab is open, every tab is held to them.`,
+        };
+      }
+    }
+    return { allowed: true };
   }
 
   private launch(): Promise<BrowserContext> {
-    this.context ??= (async () => {
+    if (this.context) return this.context;
+    const proxy = new PolicyProxy((url) => this.checkRequest(url), this.options.log);
+    this.proxy = proxy;
+    const launching = (async () => {
       fs.mkdirSync(this.options.userDataDir, { recursive: true, mode: 0o700 });
-      this.proxy = new PolicyProxy(this.options.checkHost, this.options.log);
-      const proxyUrl = await this.proxy.start();
+      const proxyUrl = await proxy.start();
       // Loaded on first use: most daemons never browse headless, and start-up time matters.
       const { chromium } = await import('playwright-core');
       const context = await chromium.launchPersistentContext(this.options.userDataDir, {
@@ -171,14 +294,18 @@ export class HeadlessBrowser implements BrowserBackend {
       for (const page of context.pages()) this.adopt(page);
       this.options.log.info('headless browser started', { profile: this.options.userDataDir });
       return context;
-    })().catch((error: unknown) => {
-      this.context = undefined;
+    })().catch(async (error: unknown) => {
+      // Only this launch's state is undone: a close() and a new launch may have come in between.
+      if (this.context === launching) this.context = undefined;
+      if (this.proxy === proxy) this.proxy = undefined;
+      await proxy.close();
       throw new AppError(
         'UNAVAILABLE',
         `The headless browser (${this.options.executablePath}) could not start: ${(error as Error).message}`,
       );
     });
-    return this.context;
+    this.context = launching;
+    return launching;
   }
 
   private adopt(page: Page): Tab {
@@ -194,12 +321,18 @@ export class HeadlessBrowser implements BrowserBackend {
       dialogs: [],
       downloads: [],
     };
-    page.on('framenavigated', (frame) => {
-      if (frame !== page.mainFrame()) return;
+    // A new document: its requests of the old one will not be reported as finished. Same-document
+    // navigations (pushState, #hash) are not navigations here, as webNavigation's
+    // onBeforeNavigate is not for the extension: an SPA route change settles by its requests
+    // (the data the new route loads), and the page agent's world and refs stay.
+    tab.world.onNewDocument(() => {
       tab.navigations.push(performance.now());
-      // Requests of the document that went away will not be reported as finished.
       tab.inFlight.clear();
-      tab.world.reset();
+    });
+    // A popup the page opens is held to the rules of the tab that opened it.
+    page.on('popup', (popup) => {
+      const child = this.adopt(popup);
+      child.rules ??= tab.rules;
     });
     page.on('request', (request) => {
       if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
@@ -241,13 +374,19 @@ export class HeadlessBrowser implements BrowserBackend {
           `Tab ${tabId} does not exist (it was closed). List the tabs with browser_tabs.`,
         );
       this.working.set(this.runKey(context), tabId);
-      return tab;
+      return this.ruledBy(tab, context);
     }
     const working = this.working.get(this.runKey(context));
     if (working === undefined) return undefined;
     const tab = this.tabs.get(working);
     if (!tab)
       throw new AppError('TAB_CLOSED', `The agent's tab ${working} was closed. Open a page with browser_navigate.`);
+    return this.ruledBy(tab, context);
+  }
+
+  /** The tab, from now on held to the rules of the call that uses it (before it goes anywhere). */
+  private ruledBy(tab: Tab, context: BrowserCallContext): Tab {
+    if (context.navigation) tab.rules = { run: this.runKey(context), navigation: context.navigation };
     return tab;
   }
 
@@ -260,7 +399,7 @@ export class HeadlessBrowser implements BrowserBackend {
   private async newTab(context: BrowserCallContext): Promise<Tab> {
     const browser = await this.launch();
     const page = await browser.newPage();
-    const tab = this.adopt(page);
+    const tab = this.ruledBy(this.adopt(page), context);
     this.working.set(this.runKey(context), tab.id);
     return tab;
   }

@@ -11,18 +11,40 @@ const WORLD_NAME = 'nextai-page-agent';
  */
 export class PageWorld {
   private contextId: number | undefined;
+  /** Counts the top frame's new documents, so a world built across one is not kept. */
+  private documents = 0;
+  /** Page events subscribed and enabled: no world is built before a new document would be seen. */
+  private readonly watching: Promise<void>;
+  private readonly newDocumentListeners: (() => void)[] = [];
 
   /** `session` may still be opening: the first call waits for it. */
   constructor(
     private readonly session: Promise<CDPSession>,
     private readonly bundle: string,
   ) {
+    // The world lives as long as its document. Only a new document ends it: a same-document
+    // navigation (history.pushState, a #hash) keeps the page agent and its refs, and must not
+    // leave the old world behind, the bundle in it, while a new one is built.
+    this.watching = session.then(async (cdp) => {
+      cdp.on('Page.frameNavigated', ({ frame }) => {
+        if (frame.parentId !== undefined) return;
+        this.documents += 1;
+        this.contextId = undefined;
+        for (const listener of this.newDocumentListeners) listener();
+      });
+      await cdp.send('Page.enable');
+    });
     // A failure is reported to the first call, which awaits the session; a page closed before any
     // call must not become an unhandled rejection that ends the daemon.
-    session.catch(() => undefined);
+    this.watching.catch(() => undefined);
   }
 
-  /** The document changed: the next call builds the world again. */
+  /** Called when the tab's top frame has a new document (not for same-document navigations). */
+  onNewDocument(listener: () => void): void {
+    this.newDocumentListeners.push(listener);
+  }
+
+  /** Forgets the world; the next call builds it again. */
   reset(): void {
     this.contextId = undefined;
   }
@@ -71,7 +93,9 @@ export class PageWorld {
   }
 
   private async ensure(): Promise<number> {
+    await this.watching;
     if (this.contextId !== undefined) return this.contextId;
+    const generation = this.documents;
     const cdp = await this.session;
     const tree = (await cdp.send('Page.getFrameTree')) as { frameTree: { frame: { id: string } } };
     const world = (await cdp.send('Page.createIsolatedWorld', {
@@ -89,7 +113,8 @@ export class PageWorld {
         `The page agent could not start in this page: ${installed.exceptionDetails.text}`,
       );
     }
-    this.contextId = world.executionContextId;
+    // Built in a document that has since gone: used once (it fails as a lost context), not kept.
+    if (generation === this.documents) this.contextId = world.executionContextId;
     return world.executionContextId;
   }
 }

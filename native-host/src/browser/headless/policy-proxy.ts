@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 
 import type { Logger } from '../../logger.js';
 
-export type HostCheck = (url: string) => { allowed: boolean; reason?: string | undefined };
+export interface HostVerdict {
+  allowed: boolean;
+  reason?: string | undefined;
+}
+
+export type HostCheck = (url: string) => HostVerdict;
 
 export interface BlockedRequest {
   url: string;
