@@ -276,4 +276,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN sensitive_kind TEXT;
     `,
   },
+  {
+    version: 9,
+    name: 'scheduled runs: what a retry continues, and the running time a run has used',
+    sql: `
+      -- The history row a waiting retry continues: a fixed-step retry goes on after the steps
+      -- that run finished instead of doing them again. NULL for retries recorded before.
+      ALTER TABLE schedules ADD COLUMN retry_from TEXT;
+      -- Milliseconds of the wall-time limit a run has used while a daemon was running it (written
+      -- at each sign of progress and at a clean stop): a run resumed after a restart is not
+      -- charged for the time the daemon was down.
+      ALTER TABLE schedule_runs ADD COLUMN used_ms REAL NOT NULL DEFAULT 0;
+    `,
+  },
 ];

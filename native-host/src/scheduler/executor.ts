@@ -16,6 +16,11 @@ export interface ExecutionContext {
   budgetUsd: number;
   /** Aborted when the run must stop (its wall-time limit, the daemon stopping). */
   signal: AbortSignal;
+  /**
+   * A retry of a fixed-step run: the steps the earlier attempt finished, carried over and not done
+   * again (see steps-resume.ts). Absent for a first attempt and for agent runs.
+   */
+  resume?: { carried: StepRecord[] } | undefined;
   /** The run waits for the person (an approval, a question) or goes on again. */
   onState(state: 'running' | 'waiting_approval' | 'waiting_user', detail?: string): void;
   /** A fixed-step run's steps, written before and after each call. */

@@ -10,8 +10,9 @@ import {
   type ScheduleRunView,
 } from '@nextai/shared';
 
-import type { Statement } from 'better-sqlite3';
+import type { RunResult, Statement } from 'better-sqlite3';
 
+import { durably } from '../agent/run-store.js';
 import type { Db } from '../daemon/database.js';
 
 /** A task's definition as kept: validated, with its time zone and project filled in. */
@@ -31,19 +32,45 @@ export interface ScheduleTask {
   disabledReason: string | null;
   /** Every cron time up to this instant has been dealt with. */
   cursorAt: number;
-  retry: { at: number; attempt: number; scheduledFor: number } | null;
+  /** A retry waiting: when, which attempt, for which cron time, and the history row it continues. */
+  retry: RetryPlan | null;
   consecutiveCrashes: number;
   createdAt: string;
   updatedAt: string;
 }
 
+export interface RetryPlan {
+  at: number;
+  attempt: number;
+  scheduledFor: number;
+  /** The run this retry continues (a fixed-step retry goes on after the steps it finished). */
+  from?: string | undefined;
+}
+
 export type RunState = ScheduleRunView['state'];
 
-/** One tool step of a fixed-step run: its intent is written before the call, its result after. */
+/**
+ * One tool step of a fixed-step run: its intent is written before the call, its result after.
+ * The position in the run's list is the step's position in the task's definition.
+ */
 export interface StepRecord {
   tool: string;
   call_id: string;
   started_at: string;
+  /**
+   * The step of the definition this was (a hash of its tool and input): a retry carries a
+   * finished step over only while the task still has that same step in that place.
+   */
+  fingerprint?: string;
+  /** Done by an earlier attempt of this run and carried over: not executed again by this one. */
+  carried?: true;
+  /** The call is waiting for the person's answer, so it has not executed; cleared once approved. */
+  awaiting_approval?: true;
+  /**
+   * The call was aborted while it ran (the daemon stopping, the wall-time limit): it may have done
+   * some or all of its work, whatever its result says.
+   */
+  cut_short?: true;
   finished_at?: string;
   ok?: boolean;
   error_code?: string;
@@ -69,6 +96,8 @@ export interface ScheduleRunRecord {
   runId: string | null;
   steps: StepRecord[];
   suspended: boolean;
+  /** Wall time the run has used while a daemon ran it (not the time the daemon was down). */
+  usedMs: number;
 }
 
 interface TaskRow {
@@ -81,6 +110,7 @@ interface TaskRow {
   retry_at: string | null;
   retry_attempt: number | null;
   retry_for: string | null;
+  retry_from: string | null;
   consecutive_crashes: number;
   created_at: string;
   updated_at: string;
@@ -105,11 +135,17 @@ interface RunRow {
   run_id: string | null;
   steps: string | null;
   suspended: number;
+  used_ms: number;
 }
 
 const iso = (time: number) => new Date(time).toISOString();
 
-/** Scheduled tasks and their history in SQLite (tables `schedules` and `schedule_runs`). */
+/**
+ * Scheduled tasks and their history in SQLite (tables `schedules` and `schedule_runs`). Every
+ * write is durable (synchronous = FULL for its commit): the scheduler's cursor, retries and run
+ * rows decide whether something runs, or runs again, after a power cut — the database is opened at
+ * NORMAL, which may lose the last commits then. {@link atomically} groups the writes of one decision.
+ */
 export class ScheduleStore {
   /** Statements compiled once: a minute with hundreds of tasks due runs each of them hundreds of times. */
   private readonly statements = new Map<string, Statement>();
@@ -125,13 +161,37 @@ export class ScheduleStore {
     return statement;
   }
 
+  /**
+   * Runs `write` as one transaction, committed durably: a decision of the scheduler (a cursor or
+   * retry change and the history row that goes with it) is on disk whole or not at all, so a crash
+   * or a power cut cannot keep one half (a moved cursor without its run, a cleared retry without
+   * the run it became). Nested calls join the outer transaction, whose commit is the durable one
+   * (SQLite cannot change `synchronous` inside a transaction).
+   */
+  atomically<T>(write: () => T): T {
+    const transaction = this.db.transaction(write);
+    return this.db.inTransaction ? transaction() : durably(this.db, transaction);
+  }
+
+  /** One statement, durably (see {@link atomically}). */
+  private write(sql: string, ...params: unknown[]): RunResult {
+    return this.atomically(() => this.prepare(sql).run(...params));
+  }
+
   create(definition: TaskDefinition, now: number): ScheduleTask {
     const id = randomUUID();
     try {
-      this.prepare(
+      this.write(
         `INSERT INTO schedules (id, name, definition, enabled, cursor_at, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, definition.name, JSON.stringify(definition), definition.enabled ? 1 : 0, iso(now), iso(now), iso(now));
+        id,
+        definition.name,
+        JSON.stringify(definition),
+        definition.enabled ? 1 : 0,
+        iso(now),
+        iso(now),
+        iso(now),
+      );
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
         throw new AppError(
@@ -151,11 +211,10 @@ export class ScheduleStore {
   /** Replaces the definition. A changed cron starts counting from `now` (nothing "missed" before it). */
   update(id: string, definition: TaskDefinition, now: number, options: { resetCursor: boolean }): ScheduleTask {
     try {
-      this.prepare(
+      this.write(
         `UPDATE schedules SET name = ?, definition = ?, enabled = ?, updated_at = ?,
              cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END
            WHERE id = ?`,
-      ).run(
         definition.name,
         JSON.stringify(definition),
         definition.enabled ? 1 : 0,
@@ -177,15 +236,18 @@ export class ScheduleStore {
 
   /** Turns a task on or off. Turning it on forgets what it missed while off, and any crash streak. */
   setEnabled(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
+    return this.atomically(() => this.setEnabledNow(id, enabled, now, reason));
+  }
+
+  private setEnabledNow(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
     const task = this.get(id);
     const definition = { ...task.definition, enabled };
-    this.prepare(
+    this.write(
       `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, updated_at = ?,
            cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
            consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
            retry_at = CASE WHEN ? THEN NULL ELSE retry_at END
          WHERE id = ?`,
-    ).run(
       enabled ? 1 : 0,
       JSON.stringify(definition),
       enabled ? null : reason,
@@ -200,7 +262,7 @@ export class ScheduleStore {
   }
 
   delete(id: string): void {
-    this.prepare('DELETE FROM schedules WHERE id = ?').run(id);
+    this.write('DELETE FROM schedules WHERE id = ?', id);
   }
 
   get(id: string): ScheduleTask {
@@ -234,20 +296,22 @@ export class ScheduleStore {
   }
 
   setCursor(id: string, at: number): void {
-    this.prepare('UPDATE schedules SET cursor_at = ? WHERE id = ?').run(iso(at), id);
+    this.write('UPDATE schedules SET cursor_at = ? WHERE id = ?', iso(at), id);
   }
 
   setRetry(id: string, retry: ScheduleTask['retry']): void {
-    this.prepare('UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ? WHERE id = ?').run(
+    this.write(
+      'UPDATE schedules SET retry_at = ?, retry_attempt = ?, retry_for = ?, retry_from = ? WHERE id = ?',
       retry ? iso(retry.at) : null,
       retry ? retry.attempt : null,
       retry ? iso(retry.scheduledFor) : null,
+      retry?.from ?? null,
       id,
     );
   }
 
   setCrashes(id: string, count: number): void {
-    this.prepare('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?').run(count, id);
+    this.write('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?', count, id);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -267,11 +331,10 @@ export class ScheduleStore {
   }): ScheduleRunRecord {
     const id = randomUUID();
     const finished = run.state === 'finished';
-    this.prepare(
+    this.write(
       `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
            trigger, attempt, missed, duration_ms, summary)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
       id,
       run.scheduleId,
       iso(run.scheduledFor),
@@ -290,19 +353,24 @@ export class ScheduleStore {
   }
 
   setRunState(id: string, state: Exclude<RunState, 'finished'>): void {
-    this.prepare(`UPDATE schedule_runs SET state = ? WHERE id = ? AND state != 'finished'`).run(state, id);
+    this.write(`UPDATE schedule_runs SET state = ? WHERE id = ? AND state != 'finished'`, state, id);
   }
 
   setRunAgent(id: string, runId: string): void {
-    this.prepare('UPDATE schedule_runs SET run_id = ? WHERE id = ?').run(runId, id);
+    this.write('UPDATE schedule_runs SET run_id = ? WHERE id = ?', runId, id);
   }
 
   setRunSteps(id: string, steps: StepRecord[]): void {
-    this.prepare('UPDATE schedule_runs SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id);
+    this.write('UPDATE schedule_runs SET steps = ? WHERE id = ?', JSON.stringify(steps), id);
   }
 
   setSuspended(id: string, suspended: boolean): void {
-    this.prepare('UPDATE schedule_runs SET suspended = ? WHERE id = ?').run(suspended ? 1 : 0, id);
+    this.write('UPDATE schedule_runs SET suspended = ? WHERE id = ?', suspended ? 1 : 0, id);
+  }
+
+  /** The wall time the run has used so far, counting only while a daemon ran it. */
+  setRunUsed(id: string, usedMs: number): void {
+    this.write('UPDATE schedule_runs SET used_ms = ? WHERE id = ?', Math.max(0, usedMs), id);
   }
 
   /** Ends a run; a run that already ended is left as it was (false). */
@@ -310,22 +378,23 @@ export class ScheduleStore {
     id: string,
     end: { at: number; outcome: ScheduleOutcome; costUsd: number; summary: string; errorCode?: string | undefined },
   ): boolean {
-    const run = this.getRun(id);
-    if (run.state === 'finished') return false;
-    this.prepare(
-      `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
+    return this.atomically(() => {
+      const run = this.getRun(id);
+      if (run.state === 'finished') return false;
+      this.write(
+        `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
            summary = ?, error_code = ?, suspended = 0
          WHERE id = ?`,
-    ).run(
-      iso(end.at),
-      end.outcome,
-      Math.max(0, end.at - run.startedAt),
-      end.costUsd,
-      end.summary,
-      end.errorCode ?? null,
-      id,
-    );
-    return true;
+        iso(end.at),
+        end.outcome,
+        Math.max(0, end.at - run.startedAt),
+        end.costUsd,
+        end.summary,
+        end.errorCode ?? null,
+        id,
+      );
+      return true;
+    });
   }
 
   getRun(id: string): ScheduleRunRecord {
@@ -370,7 +439,7 @@ export class ScheduleStore {
   }
 
   setRunCost(id: string, costUsd: number): void {
-    this.prepare('UPDATE schedule_runs SET cost_usd = ? WHERE id = ?').run(costUsd, id);
+    this.write('UPDATE schedule_runs SET cost_usd = ? WHERE id = ?', costUsd, id);
   }
 }
 
@@ -384,7 +453,12 @@ function toTask(row: TaskRow): ScheduleTask {
     cursorAt: Date.parse(row.cursor_at),
     retry:
       row.retry_at !== null && row.retry_attempt !== null && row.retry_for !== null
-        ? { at: Date.parse(row.retry_at), attempt: row.retry_attempt, scheduledFor: Date.parse(row.retry_for) }
+        ? {
+            at: Date.parse(row.retry_at),
+            attempt: row.retry_attempt,
+            scheduledFor: Date.parse(row.retry_for),
+            ...(row.retry_from === null ? {} : { from: row.retry_from }),
+          }
         : null,
     consecutiveCrashes: row.consecutive_crashes,
     createdAt: row.created_at,
@@ -412,6 +486,7 @@ function toRun(row: RunRow): ScheduleRunRecord {
     runId: row.run_id,
     steps: row.steps === null ? [] : (JSON.parse(row.steps) as StepRecord[]),
     suspended: row.suspended === 1,
+    usedMs: row.used_ms,
   };
 }
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { makeHarness, type Harness } from './testing/harness.js';
 
@@ -349,5 +349,303 @@ describe('crash-loop protection', () => {
     await h.advance(1_000);
     expect(runs(task.id)).toHaveLength(1);
     expect(runs(task.id)[0]).toMatchObject({ outcome: 'succeeded', costUsd: 0.25, runId: 'run-1' });
+  });
+});
+
+describe('fixed steps across a stop, a crash and a retry', () => {
+  const INVOICE = [
+    { tool: 'file_write', input: { path: '~/invoice.txt', content: 'invoice 42' } },
+    { tool: 'bash_execute', input: { command: 'make-invoice && send' } },
+    { tool: 'notification_send', input: { title: 'Invoice', body: 'sent' } },
+  ];
+  const retryAt = (taskId: string) => h.store.get(taskId).retry;
+
+  /** The approval machinery as the gateway drives it: the call waits for the person. */
+  const askApproval = (callId: string) =>
+    h.events.append('approval.requested', {
+      approval_id: `approval-${callId}`,
+      call_id: callId,
+      tool: 'bash_execute',
+      risk: 'high',
+      layer: 'project_policy',
+      reason: 'asks first',
+    });
+
+  it('a daemon stop aborts the step in progress and starts no later step', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    h.gateway.behaviour = (call) => (call.tool === 'file_write' ? 'hang' : { ok: true, output: 'ok' });
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(h.gateway.tools).toEqual(['file_write']);
+    const going = h.gateway.calls[0]!;
+
+    h.restart();
+    expect(going.signal?.aborted).toBe(true);
+    // Had the tool finished regardless, the next step still must not start: the run was stopped.
+    going.finish();
+    await h.advance(1_000);
+    expect(h.gateway.tools).toEqual(['file_write']);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'interrupted' });
+  });
+
+  it('a step cut short by a stop is never repeated: no automatic retry, the person is told', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ name: 'invoice', cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    h.gateway.behaviour = (call) => (call.tool === 'bash_execute' ? 'hang' : { ok: true, output: 'ok' });
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute']);
+
+    h.restart().start();
+    await h.advance(2 * HOUR);
+    // Neither the finished step nor the one whose outcome is unknown ran again.
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute']);
+    expect(retryAt(task.id)).toBeNull();
+    const [run] = runs(task.id);
+    expect(run).toMatchObject({ outcome: 'interrupted', errorCode: 'OUTCOME_UNKNOWN' });
+    expect(run?.summary).toContain('Step 2 of 3 (bash_execute) had begun and may or may not have happened');
+    expect(run?.summary).toContain('steps 1–1 are done');
+    expect(h.notifications.at(-1)?.title).toBe('NextAI: "invoice" was interrupted and needs you to check a step');
+  });
+
+  it('the same after a crash: the step that was going is not retried', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    h.gateway.behaviour = (call) => (call.tool === 'bash_execute' ? 'hang' : { ok: true, output: 'ok' });
+    h.scheduler.start();
+    await h.advance(2_000);
+
+    h.crash().start();
+    await h.advance(2 * HOUR);
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute']);
+    expect(retryAt(task.id)).toBeNull();
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'crashed', errorCode: 'OUTCOME_UNKNOWN' });
+  });
+
+  it('a retry after a stop goes on after the finished steps; a step that only waited for approval is asked again', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    let asked = 0;
+    h.gateway.behaviour = (call) => {
+      if (call.tool !== 'bash_execute' || asked++ > 0) return { ok: true, output: 'ok' };
+      askApproval(call.callId);
+      return 'hang';
+    };
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(runs(task.id)[0]?.state).toBe('waiting_approval');
+
+    h.restart().start();
+    await h.advance(1_000);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'interrupted', errorCode: null });
+    expect(retryAt(task.id)).not.toBeNull();
+    await h.advance(2 * MINUTE);
+    // file_write is not done again; bash_execute never ran, so it is asked for again.
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute', 'bash_execute', 'notification_send']);
+    const retried = runs(task.id)[1];
+    expect(retried).toMatchObject({ trigger: 'retry', attempt: 2, outcome: 'succeeded' });
+    expect(retried?.steps.map((step) => [step.tool, step.carried ?? false, step.ok])).toEqual([
+      ['file_write', true, true],
+      ['bash_execute', false, true],
+      ['notification_send', false, true],
+    ]);
+    expect(retried?.summary).toContain('Step 1 was done by an earlier attempt and not repeated');
+  });
+
+  it('a retry after a crash during an approval wait goes on from that step too', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    let asked = 0;
+    h.gateway.behaviour = (call) => {
+      if (call.tool !== 'bash_execute' || asked++ > 0) return { ok: true, output: 'ok' };
+      askApproval(call.callId);
+      return 'hang';
+    };
+    h.scheduler.start();
+    await h.advance(2_000);
+    h.crash().start();
+    await h.advance(6 * MINUTE);
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute', 'bash_execute', 'notification_send']);
+    expect(runs(task.id).map((run) => run.outcome)).toEqual(['crashed', 'succeeded']);
+  });
+
+  it('a retry after a failed step does not repeat the steps before it', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
+    let failures = 0;
+    h.gateway.behaviour = (call) =>
+      call.tool === 'bash_execute' && failures++ === 0
+        ? { ok: false, error: { code: 'TOOL_FAILED', message: 'the printer is off' } }
+        : { ok: true, output: 'ok' };
+    h.scheduler.start();
+    await h.advance(2 * MINUTE);
+    expect(h.gateway.tools).toEqual(['file_write', 'bash_execute', 'bash_execute', 'notification_send']);
+    expect(runs(task.id).map((run) => run.outcome)).toEqual(['failed', 'succeeded']);
+  });
+
+  it('a run whose steps had all finished when the daemon died is recorded as succeeded, not retried', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: [{ tool: 'system_info', input: {} }] });
+    h.executor.behaviour = (_task, started) => {
+      // The step's intent and result are on disk; the daemon dies before the run's end is.
+      started.context.onSteps([
+        { tool: 'system_info', call_id: 'c1', started_at: 'x', finished_at: 'y', ok: true, summary: 'fine' },
+      ]);
+      return 'hang';
+    };
+    h.scheduler.start();
+    await h.advance(2_000);
+    h.crash().start();
+    await h.advance(HOUR);
+    expect(h.executor.started).toHaveLength(1);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'succeeded' });
+    expect(h.store.get(task.id)).toMatchObject({ retry: null, consecutiveCrashes: 0 });
+  });
+});
+
+describe('decisions are written whole and durably', () => {
+  const failInserts = () =>
+    h.db.exec(`CREATE TRIGGER no_runs BEFORE INSERT ON schedule_runs BEGIN SELECT RAISE(ABORT, 'disk full'); END`);
+  const allowInserts = () => h.db.exec('DROP TRIGGER no_runs');
+
+  it('a history row that cannot be written leaves the cursor where it was: the run is not lost', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    const cursor = h.store.get(task.id).cursorAt;
+    failInserts();
+    h.scheduler.start();
+    await h.advance(2_000);
+    expect(h.executor.started).toHaveLength(0);
+    expect(h.store.get(task.id).cursorAt).toBe(cursor);
+
+    allowInserts();
+    await h.advance(MINUTE);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T09:00:00.000Z']);
+    expect(runs(task.id)).toHaveLength(1);
+  });
+
+  it('a retry is cleared only together with the run it becomes', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, retry_backoff_seconds: 60 });
+    let calls = 0;
+    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: 'flaky' } : {});
+    h.scheduler.start();
+    await h.advance(2_000);
+    const retry = h.store.get(task.id).retry;
+    expect(retry?.attempt).toBe(2);
+
+    failInserts();
+    await h.advance(MINUTE);
+    expect(h.store.get(task.id).retry).toEqual(retry);
+    allowInserts();
+    await h.advance(MINUTE);
+    expect(h.executor.started.map((run) => [run.trigger, run.attempt])).toEqual([
+      ['cron', 1],
+      ['retry', 2],
+    ]);
+  });
+
+  it('every write of a decision is committed with synchronous = FULL', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    const levels = new Set<number>();
+    const probe = h.db.prepare('SELECT 1');
+    const statement = Object.getPrototypeOf(probe) as { run: (...args: unknown[]) => unknown };
+    const run = statement.run;
+    const spy = vi.spyOn(statement, 'run').mockImplementation(function (this: { source: string }, ...args) {
+      if (/schedule/.test(this.source)) levels.add(h.db.pragma('synchronous', { simple: true }) as number);
+      return run.apply(this, args);
+    });
+    h.scheduler.start();
+    await h.advance(2_000);
+    spy.mockRestore();
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'succeeded' });
+    expect([...levels]).toEqual([2]);
+    expect(h.db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+});
+
+describe('the wall-time limit counts running time only', () => {
+  async function agentRunGoing() {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({
+      cron: '0 9 * * *',
+      timezone: 'UTC',
+      instruction: 'tidy up',
+      limits: { max_wall_seconds: 1800 },
+    });
+    h.executor.behaviour = (_task, started) => {
+      if (started.trigger !== 'retry' && h.executor.started.length === 1) started.context.onAgentRun('run-1');
+      return 'hang';
+    };
+    h.scheduler.start();
+    await h.advance(2_000);
+    // Ten minutes in, the run reports its cost (a sign of progress, written with the time used).
+    await h.advance(10 * MINUTE);
+    h.executor.started[0]!.context.onCost(0.1);
+    return task;
+  }
+
+  it('a run resumed after a long clean stop gets what is left of its limit, not zero', async () => {
+    const task = await agentRunGoing();
+    h.restart();
+    // The machine is off overnight.
+    h.clock.jump(h.clock.now() + 10 * HOUR);
+    h.scheduler.start();
+    await h.advance(1_000);
+    expect(h.executor.started).toHaveLength(2);
+    expect(h.executor.started[1]?.cancelled).toBeUndefined();
+    await h.advance(18 * MINUTE);
+    expect(h.executor.started[1]?.cancelled).toBeUndefined();
+    await h.advance(2 * MINUTE);
+    expect(h.executor.started[1]?.cancelled).toContain('wall-time limit of 1800 s');
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'timed_out', runId: 'run-1' });
+  });
+
+  it('after a crash, the time up to the last progress counts, the downtime does not', async () => {
+    await agentRunGoing();
+    h.crash();
+    h.clock.jump(h.clock.now() + 10 * HOUR);
+    h.scheduler.start();
+    await h.advance(19 * MINUTE);
+    expect(h.executor.started[1]?.cancelled).toBeUndefined();
+    await h.advance(2 * MINUTE);
+    expect(h.executor.started[1]?.cancelled).toContain('wall-time limit');
+  });
+});
+
+describe('a task changed while the scheduler looks', () => {
+  it('is read again after presence is read: one turned off meanwhile does not fire', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(0);
+    const release = h.presence.hold();
+    await h.clock.advance(2_000);
+    h.store.setEnabled(task.id, false, h.clock.now(), 'turned off by the person');
+    release();
+    await h.advance(1_000);
+    expect(h.executor.started).toHaveLength(0);
+    expect(runs(task.id)).toHaveLength(0);
+  });
+
+  it('one whose time was changed meanwhile keeps its new cursor and fires at its new time', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.scheduler.start();
+    await h.advance(0);
+    const release = h.presence.hold();
+    await h.clock.advance(2_000);
+    const edited = h.store.update(task.id, { ...task.definition, cron: '30 9 * * *' }, h.clock.now(), {
+      resetCursor: true,
+    });
+    h.scheduler.forget(task.id);
+    release();
+    await h.advance(1_000);
+    expect(h.executor.started).toHaveLength(0);
+    expect(h.store.get(task.id).cursorAt).toBe(edited.cursorAt);
+    await h.advance(30 * MINUTE);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T09:30:00.000Z']);
   });
 });

@@ -7,7 +7,8 @@ import { CronSchedule, dayIn } from './cron.js';
 import { needsScreen } from './definition.js';
 import type { Execution, ExecutionResult, TaskExecutor } from './executor.js';
 import type { PresenceMonitor, PresenceState } from './presence/presence.js';
-import type { ScheduleRunRecord, ScheduleStore, ScheduleTask } from './schedule-store.js';
+import type { RetryPlan, ScheduleRunRecord, ScheduleStore, ScheduleTask, StepRecord } from './schedule-store.js';
+import { carriedSteps, uncertainStep } from './steps-resume.js';
 
 export interface SchedulerOptions {
   store: ScheduleStore;
@@ -43,9 +44,36 @@ interface Active {
   taskId: string;
   runId: string;
   execution: Execution;
+  /**
+   * The run's signal: aborted at the wall-time limit and when the daemon stops, which ends the
+   * tool call in progress and keeps a fixed-step run from starting its next step.
+   */
+  controller: AbortController;
   timedOut: boolean;
   cancelWallTimer: () => void;
+  /** Wall time the run used under earlier daemons, and since when this one follows it. */
+  usedBefore: number;
+  since: number;
 }
+
+/** How a run ended, as {@link Scheduler.finish} recorded it, to be announced after the commit. */
+interface Ended {
+  taskId: string;
+  run: ScheduleRunRecord;
+  /** Undefined when the task was deleted while its run went on (its history went with it). */
+  task: ScheduleTask | undefined;
+  retry: RetryPlan | null;
+  /** A step of it may or may not have happened: it is not retried, and the person is asked to look. */
+  uncertain: boolean;
+}
+
+type EndOfRun = {
+  outcome: ScheduleOutcome;
+  summary: string;
+  costUsd: number;
+  errorCode?: string | undefined;
+  at: number;
+};
 
 /**
  * The scheduler: fires each enabled task at its cron times (in the task's time zone), with one
@@ -55,12 +83,23 @@ interface Active {
  * per the task's policy. Failed runs are retried with back-off; a task whose runs keep dying with
  * the daemon is turned off. Every run, skip and deferral is recorded, announced as an event, and
  * every finished run also as an OS notification.
+ *
+ * Each decision is one durable transaction (the store's `atomically`): a moved cursor, a cleared
+ * retry or a run that ended is on disk together with the history rows that go with it — a crash or
+ * a power cut keeps all of it or none, so nothing fires twice and nothing is lost. Events and
+ * notifications go out after the commit, and a run starts only once its row is on disk.
  */
 export class Scheduler {
   private readonly active = new Map<string, Active>();
   private readonly schedules = new Map<string, { cron: string; timezone: string; schedule: CronSchedule }>();
   private readonly deferred = new Map<string, string>();
   private readonly capNotified = new Set<string>();
+  /**
+   * Tasks whose last decision could not be written (the database refused it — full, read-only):
+   * the decision was rolled back, so the task is still due; it is looked at again at this time
+   * rather than at once, which would spin.
+   */
+  private readonly failedUntil = new Map<string, number>();
   private cancelTimer: (() => void) | undefined;
   private evaluating: Promise<void> | undefined;
   private again = false;
@@ -100,28 +139,46 @@ export class Scheduler {
     this.poke();
   }
 
-  /** The daemon is stopping: nothing new fires; runs going are left to resume (agent) or recorded as interrupted (steps). */
+  /**
+   * The daemon is stopping: nothing new fires. An agent run going is suspended (it resumes from its
+   * checkpoint at the next start) with the wall time it has used, so the time the daemon is down is
+   * not charged to it. A fixed-step run is cut short: its signal is aborted — the call in progress
+   * ends (or its approval request closes) and no later step starts — and it is recorded as
+   * interrupted; a retry goes on after the steps it finished (see steps-resume.ts).
+   */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelTimer?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
-    const now = this.options.clock.now();
+    const { store, clock, log } = this.options;
+    const now = clock.now();
     for (const [historyId, active] of this.active) {
       active.cancelWallTimer();
-      const run = this.options.store.getRun(historyId);
-      if (run.runId !== null) {
-        // The agent run is checkpointed and resumes at the next start; this row follows it then.
-        this.options.store.setSuspended(historyId, true);
-        continue;
+      try {
+        const run = store.getRun(historyId);
+        if (run.runId !== null) {
+          // The agent run is checkpointed and resumes at the next start; this row follows it then.
+          store.atomically(() => {
+            store.setSuspended(historyId, true);
+            store.setRunUsed(historyId, active.usedBefore + (now - active.since));
+          });
+          continue;
+        }
+        active.controller.abort(new AppError('DISCONNECTED', 'The daemon is stopping.'));
+        active.execution.cancel('the daemon is stopping');
+        this.end(historyId, active.taskId, {
+          outcome: 'interrupted',
+          summary: 'The daemon stopped while this run was going; the step in progress was cut short.',
+          costUsd: run.costUsd,
+          at: now,
+        });
+      } catch (error) {
+        log.error('could not record a scheduled run the daemon stop cut short', {
+          run: historyId,
+          error: (error as Error).message,
+        });
       }
-      active.execution.cancel('the daemon is stopping');
-      this.end(historyId, active.taskId, {
-        outcome: 'interrupted',
-        summary: 'The daemon stopped while this run was going; the step in progress was cut short.',
-        costUsd: run.costUsd,
-        at: now,
-      });
     }
     this.active.clear();
   }
@@ -159,6 +216,7 @@ export class Scheduler {
   forget(taskId: string): void {
     this.schedules.delete(taskId);
     this.deferred.delete(taskId);
+    this.failedUntil.delete(taskId);
   }
 
   /** Starts a run now, as a person asked (conditions like battery do not hold it back). */
@@ -184,7 +242,10 @@ export class Scheduler {
         `"${task.name}" already spent $${spent.toFixed(4)} today; its daily cap is $${task.definition.daily_cost_cap_usd}.`,
       );
     }
-    return this.fire(task, { trigger: 'manual', scheduledFor: now, attempt: 1, missed: 0 }, now);
+    const run = this.options.store.atomically(() =>
+      this.recordRun(task, { trigger: 'manual', scheduledFor: now, attempt: 1, missed: 0 }, now),
+    );
+    return this.launch(task, run, now);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -211,32 +272,66 @@ export class Scheduler {
   }
 
   private async evaluateOnce(): Promise<void> {
-    const tasks = this.options.store.enabled();
-    const now = this.options.clock.now();
-    const due = tasks
-      .map((task) => ({ task, times: this.dueTimes(task, now) }))
-      .filter((entry) => entry.times !== undefined || (entry.task.retry !== null && entry.task.retry.at <= now));
+    const { store, clock } = this.options;
+    const before = clock.now();
+    const due = store
+      .enabled()
+      .filter((task) => (this.failedUntil.get(task.id) ?? 0) <= before && this.isDue(task, before));
     if (due.length === 0) return;
     // Presence is read only when something is due: nothing is polled while nothing is.
     const presence = await this.options.presence.read();
     if (this.stopped) return;
-    for (const { task, times } of due) {
+    for (const { id, name } of due) {
       try {
-        this.consider(task, times, presence, this.options.clock.now());
+        // Read again after the wait: a task turned off, edited or deleted meanwhile must not fire
+        // as it was, nor have its cursor set from a stale copy.
+        let task: ScheduleTask;
+        try {
+          task = store.get(id);
+        } catch {
+          continue;
+        }
+        const now = clock.now();
+        if (!task.enabled) continue;
+        const times = this.dueTimes(task, now);
+        if (times === undefined && !(task.retry !== null && task.retry.at <= now)) continue;
+        this.consider(task, times, presence, now);
+        this.failedUntil.delete(id);
       } catch (error) {
-        this.options.log.error('could not fire a scheduled task', { task: task.name, error: (error as Error).message });
+        this.failedUntil.set(id, clock.now() + this.maxSleepMs);
+        this.options.log.error('could not fire a scheduled task; looking again in a minute', {
+          task: name,
+          error: (error as Error).message,
+        });
       }
     }
   }
 
+  /** A cron time or a retry of the task is due. */
+  private isDue(task: ScheduleTask, now: number): boolean {
+    return this.dueTimes(task, now) !== undefined || (task.retry !== null && task.retry.at <= now);
+  }
+
   private consider(task: ScheduleTask, due: DueTimes | undefined, presence: PresenceState, now: number): void {
+    const { store } = this.options;
     const definition = task.definition;
     const running = this.runningCount(task.id) > 0;
     if (running && !definition.allow_overlap) {
       // `each` queues behind the run going; otherwise what came due meanwhile is skipped.
       if (due && definition.catch_up !== 'each') {
-        this.skip(task, due.times[0] ?? due.latest, due.latest, due.total, 'the previous run was still going', now);
-        this.options.store.setCursor(task.id, due.latest);
+        const skipped = store.atomically(() => {
+          const row = this.recordSkip(
+            task,
+            due.times[0] ?? due.latest,
+            due.latest,
+            due.total,
+            'the previous run was still going',
+            now,
+          );
+          store.setCursor(task.id, due.latest);
+          return row;
+        });
+        this.emitRun(task.id, skipped);
       }
       return;
     }
@@ -255,11 +350,16 @@ export class Scheduler {
     const spent = this.spentToday(task, now);
     if (spent >= definition.daily_cost_cap_usd) {
       const reason = `its daily cost cap of $${definition.daily_cost_cap_usd} is reached ($${spent.toFixed(4)} spent today)`;
-      if (due) {
-        this.skip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
-        this.options.store.setCursor(task.id, due.latest);
-      }
-      if (task.retry) this.options.store.setRetry(task.id, null);
+      const skipped = store.atomically(() => {
+        let row: ScheduleRunRecord | undefined;
+        if (due) {
+          row = this.recordSkip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
+          store.setCursor(task.id, due.latest);
+        }
+        if (task.retry) store.setRetry(task.id, null);
+        return row;
+      });
+      if (skipped) this.emitRun(task.id, skipped);
       const key = `${task.id}:${dayIn(now, definition.timezone)}`;
       if (!this.capNotified.has(key)) {
         this.capNotified.add(key);
@@ -269,43 +369,72 @@ export class Scheduler {
     }
 
     if (due) {
-      // A cron time supersedes a retry still waiting: the new run is a fresh attempt.
-      if (task.retry) this.options.store.setRetry(task.id, null);
       const plan = planCatchUp(due, definition.catch_up, now, this.graceMs);
-      if (plan.skipped) {
-        this.skip(
-          task,
-          plan.skipped.first,
-          plan.skipped.last,
-          plan.skipped.count,
-          'missed while the daemon was not running or the task was held back',
-          now,
-        );
-      }
-      this.options.store.setCursor(task.id, plan.cursor);
-      if (plan.fire) {
-        this.fire(
-          task,
-          {
-            trigger: plan.fire.late ? 'catch_up' : 'cron',
-            scheduledFor: plan.fire.scheduledFor,
-            attempt: 1,
-            missed: plan.fire.missed,
-          },
-          now,
-        );
-      }
+      // One decision, one transaction: the retry a cron time supersedes, the skip, the new cursor
+      // and the run it fires are on disk together — or, if any write fails, none of them.
+      const { skipped, run } = store.atomically(() => {
+        // A cron time supersedes a retry still waiting: the new run is a fresh attempt.
+        if (task.retry) store.setRetry(task.id, null);
+        const skippedRow = plan.skipped
+          ? this.recordSkip(
+              task,
+              plan.skipped.first,
+              plan.skipped.last,
+              plan.skipped.count,
+              'missed while the daemon was not running or the task was held back',
+              now,
+            )
+          : undefined;
+        store.setCursor(task.id, plan.cursor);
+        const fired = plan.fire
+          ? this.recordRun(
+              task,
+              {
+                trigger: plan.fire.late ? 'catch_up' : 'cron',
+                scheduledFor: plan.fire.scheduledFor,
+                attempt: 1,
+                missed: plan.fire.missed,
+              },
+              now,
+            )
+          : undefined;
+        return { skipped: skippedRow, run: fired };
+      });
+      if (skipped) this.emitRun(task.id, skipped);
+      if (run) this.launch(task, run, now);
       // `each` has more to run: look again once this run ends (the run's end pokes).
       return;
     }
-    if (task.retry && task.retry.at <= now) {
-      this.options.store.setRetry(task.id, null);
-      this.fire(
-        task,
-        { trigger: 'retry', scheduledFor: task.retry.scheduledFor, attempt: task.retry.attempt, missed: 0 },
-        now,
-      );
+    const retry = task.retry;
+    if (retry && retry.at <= now) {
+      const run = store.atomically(() => {
+        store.setRetry(task.id, null);
+        return this.recordRun(
+          task,
+          { trigger: 'retry', scheduledFor: retry.scheduledFor, attempt: retry.attempt, missed: 0 },
+          now,
+        );
+      });
+      this.launch(task, run, now, this.resumeOf(task, retry));
     }
+  }
+
+  /**
+   * What a retry of a fixed-step run carries over from the attempt it continues: the steps that
+   * attempt finished. The step after them was judged safe to do again when the retry was planned
+   * ({@link finish}); results only ever get added to a finished run's steps, so that still holds.
+   */
+  private resumeOf(task: ScheduleTask, retry: RetryPlan): { carried: StepRecord[] } | undefined {
+    const steps = task.definition.steps;
+    if (!steps || retry.from === undefined) return undefined;
+    let previous: ScheduleRunRecord;
+    try {
+      previous = this.options.store.getRun(retry.from);
+    } catch {
+      return undefined;
+    }
+    const carried = carriedSteps(steps, previous.steps);
+    return carried.length > 0 ? { carried } : undefined;
   }
 
   /** Why a due run must wait now, or undefined. */
@@ -325,33 +454,43 @@ export class Scheduler {
     return undefined;
   }
 
-  private fire(
+  /** Writes the row of a run about to start (part of the caller's transaction); {@link launch} starts it. */
+  private recordRun(
     task: ScheduleTask,
     plan: { trigger: ScheduleTrigger; scheduledFor: number; attempt: number; missed: number },
     now: number,
   ): ScheduleRunRecord {
-    const { store } = this.options;
-    const definition = task.definition;
-    const run = store.insertRun({
+    return this.options.store.insertRun({
       scheduleId: task.id,
       scheduledFor: plan.scheduledFor,
-      day: dayIn(plan.scheduledFor, definition.timezone),
+      day: dayIn(plan.scheduledFor, task.definition.timezone),
       startedAt: now,
       trigger: plan.trigger,
       attempt: plan.attempt,
       missed: plan.missed,
       state: 'running',
     });
+  }
+
+  /** Starts a run whose row is on disk. */
+  private launch(
+    task: ScheduleTask,
+    run: ScheduleRunRecord,
+    now: number,
+    resume?: { carried: StepRecord[] },
+  ): ScheduleRunRecord {
+    const { store } = this.options;
     this.options.log.info('firing a scheduled task', {
       task: task.name,
-      trigger: plan.trigger,
-      scheduled_for: new Date(plan.scheduledFor).toISOString(),
-      late_ms: now - plan.scheduledFor,
-      attempt: plan.attempt,
+      trigger: run.trigger,
+      scheduled_for: new Date(run.scheduledFor).toISOString(),
+      late_ms: now - run.scheduledFor,
+      attempt: run.attempt,
+      ...(resume ? { steps_carried_over: resume.carried.length } : {}),
     });
-    this.emitRun(task.id, store.getRun(run.id));
-    const budget = Math.max(0, definition.daily_cost_cap_usd - this.spentToday(task, now));
-    this.track(task, run, budget, (context) => this.options.executor.start(task, context));
+    this.emitRun(task.id, run);
+    const budget = Math.max(0, task.definition.daily_cost_cap_usd - this.spentToday(task, now));
+    this.track(task, run, budget, resume, (context) => this.options.executor.start(task, context));
     return store.getRun(run.id);
   }
 
@@ -359,16 +498,30 @@ export class Scheduler {
     task: ScheduleTask,
     run: ScheduleRunRecord,
     budgetUsd: number,
+    resume: { carried: StepRecord[] } | undefined,
     begin: (context: Parameters<TaskExecutor['start']>[1]) => Execution,
   ): void {
     const { store, clock } = this.options;
     const controller = new AbortController();
+    // The wall-time limit counts time this run was followed by a daemon: what earlier daemons
+    // used (written at their clean stop, or at each sign of progress before a crash), plus this
+    // one's. The time the daemon was down — a reboot, a night powered off — is not counted.
+    const usedBefore = run.usedMs;
+    const since = clock.now();
+    const used = () => usedBefore + (clock.now() - since);
+    // Progress goes to disk with the time used so far, in one durable write.
+    const progress = (write: () => void) =>
+      store.atomically(() => {
+        write();
+        store.setRunUsed(run.id, used());
+      });
     const context: Parameters<TaskExecutor['start']>[1] = {
       run,
       budgetUsd,
       signal: controller.signal,
+      ...(resume ? { resume } : {}),
       onState: (state, detail) => {
-        store.setRunState(run.id, state);
+        progress(() => store.setRunState(run.id, state));
         this.emitRun(task.id, store.getRun(run.id));
         if (state === 'waiting_user') {
           this.announce(
@@ -377,9 +530,9 @@ export class Scheduler {
           );
         }
       },
-      onSteps: (steps) => store.setRunSteps(run.id, steps),
-      onAgentRun: (runId) => store.setRunAgent(run.id, runId),
-      onCost: (cost) => store.setRunCost(run.id, cost),
+      onSteps: (steps) => progress(() => store.setRunSteps(run.id, steps)),
+      onAgentRun: (runId) => progress(() => store.setRunAgent(run.id, runId)),
+      onCost: (cost) => progress(() => store.setRunCost(run.id, cost)),
     };
     let execution: Execution;
     try {
@@ -396,15 +549,23 @@ export class Scheduler {
       return;
     }
     const wallMs = task.definition.limits.max_wall_seconds * 1000;
-    const elapsed = clock.now() - run.startedAt;
-    const cancelWallTimer = clock.setTimer(Math.max(0, wallMs - elapsed), () => {
+    const cancelWallTimer = clock.setTimer(Math.max(0, wallMs - usedBefore), () => {
       const entry = this.active.get(run.id);
       if (!entry) return;
       entry.timedOut = true;
       controller.abort(new AppError('TIMEOUT', 'the run reached its wall-time limit'));
       execution.cancel(`the run reached its wall-time limit of ${task.definition.limits.max_wall_seconds} s`);
     });
-    this.active.set(run.id, { taskId: task.id, runId: run.id, execution, timedOut: false, cancelWallTimer });
+    this.active.set(run.id, {
+      taskId: task.id,
+      runId: run.id,
+      execution,
+      controller,
+      timedOut: false,
+      cancelWallTimer,
+      usedBefore,
+      since,
+    });
     void execution.done.then(
       (result) => this.onDone(run.id, result),
       (error: unknown) =>
@@ -423,61 +584,125 @@ export class Scheduler {
     active.cancelWallTimer();
     const outcome: ScheduleOutcome = active.timedOut ? 'timed_out' : result.outcome;
     const summary = active.timedOut ? `Stopped at the wall-time limit. ${result.summary}` : result.summary;
-    this.end(historyId, active.taskId, {
-      outcome,
-      summary,
-      costUsd: result.costUsd,
-      errorCode: result.errorCode,
-      at: this.options.clock.now(),
-    });
+    try {
+      this.end(historyId, active.taskId, {
+        outcome,
+        summary,
+        costUsd: result.costUsd,
+        errorCode: result.errorCode,
+        at: this.options.clock.now(),
+      });
+    } catch (error) {
+      this.options.log.error('could not record how a scheduled run ended', {
+        run: historyId,
+        error: (error as Error).message,
+      });
+    }
     this.poke();
   }
 
-  /** Records how a run ended, announces it, and arranges a retry when it failed. */
-  private end(
-    historyId: string,
-    taskId: string,
-    end: { outcome: ScheduleOutcome; summary: string; costUsd: number; errorCode?: string | undefined; at: number },
-  ): void {
+  /** Records how a run ended and arranges a retry when it failed (one transaction), then announces it. */
+  private end(historyId: string, taskId: string, end: EndOfRun): void {
+    const ended = this.options.store.atomically(() => this.finish(historyId, taskId, end));
+    if (ended) this.announceEnd(ended);
+  }
+
+  /**
+   * The writes of a run's end: its outcome, the crash streak, the retry. Part of the caller's
+   * transaction; undefined when the run had already ended.
+   *
+   * A fixed-step run that ended without succeeding is looked at step by step: when every step had
+   * in fact finished (the daemon died before the end was written), it succeeded; when the step
+   * after the finished ones may or may not have happened, it is not retried — nothing here can
+   * look before acting again, so a person does — and it says so (error code OUTCOME_UNKNOWN).
+   */
+  private finish(historyId: string, taskId: string, end: EndOfRun): Ended | undefined {
     const { store } = this.options;
-    if (!store.finishRun(historyId, end)) return;
-    const run = store.getRun(historyId);
-    this.emitRun(taskId, run);
-    let task: ScheduleTask;
+    const before = store.getRun(historyId);
+    if (before.state === 'finished') return undefined;
+    let task: ScheduleTask | undefined;
     try {
       task = store.get(taskId);
     } catch {
-      // Deleted while it ran: its history went with it.
-      return;
+      // Deleted while it ran: its history goes with it.
+      task = undefined;
     }
-    if (end.outcome !== 'crashed' && task.consecutiveCrashes > 0) store.setCrashes(task.id, 0);
-    const retry = this.retryFor(task, run, end.outcome, end.at);
-    const then = retry ? ` It will be tried again at ${new Date(retry.at).toLocaleString()}.` : '';
-    this.announce(`NextAI: "${task.name}" ${OUTCOME_WORDS[end.outcome]}`, `${end.summary}${then}`);
+    let { outcome, summary, errorCode } = end;
+    let uncertain = false;
+    const steps = task?.definition.steps;
+    if (steps && before.runId === null && RETRIED.has(outcome)) {
+      const done = carriedSteps(steps, before.steps).length;
+      const unknown = uncertainStep(steps, before.steps);
+      if (done === steps.length) {
+        outcome = 'succeeded';
+        summary = `All ${steps.length} step${steps.length === 1 ? ' was' : 's were'} done before the run was cut short (${summary})`;
+        errorCode = undefined;
+      } else if (unknown) {
+        uncertain = true;
+        errorCode = 'OUTCOME_UNKNOWN';
+        summary =
+          `${summary} Step ${unknown.index + 1} of ${steps.length} (${unknown.record.tool}) had begun and may or may not ` +
+          `have happened, so the run is not tried again by itself: check what it did, then run what is left ` +
+          `yourself${done > 0 ? ` (steps 1–${done} are done)` : ''}, or \`nextai schedule run-now\` to run the task from the start.`;
+      }
+    }
+    store.finishRun(historyId, { outcome, summary, costUsd: end.costUsd, errorCode, at: end.at });
+    const run = store.getRun(historyId);
+    if (!task) return { taskId, run, task, retry: null, uncertain };
+    if (outcome !== 'crashed' && task.consecutiveCrashes > 0) store.setCrashes(task.id, 0);
+    const retry = uncertain ? null : this.retryFor(task, run, outcome, end.at);
+    return { taskId, run, task, retry, uncertain };
   }
 
+  private announceEnd({ taskId, run, task, retry, uncertain }: Ended): void {
+    this.emitRun(taskId, run);
+    if (!task || run.outcome === null) return;
+    const then = retry ? ` It will be tried again at ${new Date(retry.at).toLocaleString()}.` : '';
+    const title = uncertain
+      ? `NextAI: "${task.name}" ${OUTCOME_WORDS[run.outcome]} and needs you to check a step`
+      : `NextAI: "${task.name}" ${OUTCOME_WORDS[run.outcome]}`;
+    this.announce(title, `${run.summary ?? ''}${then}`);
+  }
+
+  /** Plans the next attempt of a run that failed, if it gets one (part of the caller's transaction). */
   private retryFor(
     task: ScheduleTask,
     run: ScheduleRunRecord,
     outcome: ScheduleOutcome,
     now: number,
-  ): ScheduleTask['retry'] {
+  ): RetryPlan | null {
     const definition = task.definition;
     if (!RETRIED.has(outcome) || !definition.retry_on_failure || run.trigger === 'manual') return null;
+    // Turned off (by the person, or for crashing the daemon): nothing is tried again.
+    if (!task.enabled) return null;
     if (run.attempt > definition.max_retries) return null;
     let delay = retryDelayMs(run.attempt, definition.retry_backoff_seconds);
     if (outcome === 'crashed') delay = Math.max(delay, crashBackoffMs(task.consecutiveCrashes));
-    const retry = { at: now + delay, attempt: run.attempt + 1, scheduledFor: run.scheduledFor };
+    const retry: RetryPlan = {
+      at: now + delay,
+      attempt: run.attempt + 1,
+      scheduledFor: run.scheduledFor,
+      // A fixed-step retry continues this run: the steps it finished are not done again.
+      ...(definition.steps ? { from: run.id } : {}),
+    };
     this.options.store.setRetry(task.id, retry);
     return retry;
   }
 
-  private skip(task: ScheduleTask, first: number, last: number, count: number, reason: string, now: number): void {
+  /** Writes a skip to the history (part of the caller's transaction); announce it after the commit. */
+  private recordSkip(
+    task: ScheduleTask,
+    first: number,
+    last: number,
+    count: number,
+    reason: string,
+    now: number,
+  ): ScheduleRunRecord {
     const span =
       count > 1
         ? `${count} runs due from ${new Date(first).toISOString()} to ${new Date(last).toISOString()}`
         : `the run due at ${new Date(last).toISOString()}`;
-    const run = this.options.store.insertRun({
+    return this.options.store.insertRun({
       scheduleId: task.id,
       scheduledFor: last,
       day: dayIn(last, task.definition.timezone),
@@ -489,78 +714,102 @@ export class Scheduler {
       outcome: 'skipped',
       summary: `Skipped ${span}: ${reason}.`,
     });
-    this.emitRun(task.id, run);
   }
 
   /**
    * Runs the last daemon left going. Suspended by a clean stop: an agent run is followed again
    * (it resumes from its checkpoint). Not suspended: the daemon died during it — counted as a
    * crash of the task; after {@link CRASH_LIMIT} in a row the task is turned off, otherwise a
-   * fixed-step run is retried only after a long back-off, never in a tight loop.
+   * fixed-step run is retried only after a long back-off, never in a tight loop, and only from
+   * after the steps it finished (never blindly repeating one that may have happened).
    */
   private recover(): void {
     const { store, clock } = this.options;
     const now = clock.now();
-    for (const run of store.openRuns()) {
-      let task: ScheduleTask;
+    for (const open of store.openRuns()) {
       try {
-        task = store.get(run.scheduleId);
-      } catch {
-        continue;
+        this.recoverRun(open, now);
+      } catch (error) {
+        this.options.log.error('could not deal with a scheduled run the last daemon left going', {
+          run: open.id,
+          error: (error as Error).message,
+        });
       }
-      if (run.suspended) {
-        store.setSuspended(run.id, false);
-        if (run.runId !== null) this.reattach(task, run, run.runId);
-        else
-          this.end(run.id, task.id, {
-            outcome: 'interrupted',
-            summary: 'The daemon stopped during this run.',
-            costUsd: run.costUsd,
-            at: now,
-          });
-        continue;
+    }
+  }
+
+  private recoverRun(open: ScheduleRunRecord, now: number): void {
+    const { store } = this.options;
+    let task: ScheduleTask;
+    try {
+      task = store.get(open.scheduleId);
+    } catch {
+      return;
+    }
+    if (open.suspended) {
+      if (open.runId !== null) {
+        store.setSuspended(open.id, false);
+        this.reattach(task, store.getRun(open.id), open.runId);
+        return;
       }
+      this.end(open.id, task.id, {
+        outcome: 'interrupted',
+        summary: 'The daemon stopped during this run.',
+        costUsd: open.costUsd,
+        at: now,
+      });
+      return;
+    }
+    // The crash streak, turning the task off, and the run's end: one decision, one transaction.
+    let disabled: string | undefined;
+    let ended: Ended | undefined;
+    store.atomically(() => {
       const crashes = task.consecutiveCrashes + 1;
       store.setCrashes(task.id, crashes);
       task = store.get(task.id);
       this.options.log.warn('a scheduled run was going when the daemon died', {
         task: task.name,
-        run: run.id,
+        run: open.id,
         consecutive_crashes: crashes,
       });
       if (crashes >= CRASH_LIMIT) {
         const reason = `its last ${crashes} runs ended with the daemon dying; turned off so it cannot crash it again. Turn it on again with \`nextai schedule enable ${task.name}\` once fixed.`;
         store.setEnabled(task.id, false, now, reason);
         store.setRetry(task.id, null);
-        this.options.events.append('schedule.changed', { schedule_id: task.id, change: 'disabled', reason });
-        if (run.runId !== null) {
-          void this.options.executor.abandon(run.runId, 'its scheduled task crashed the daemon repeatedly');
-        }
-        this.end(run.id, task.id, {
+        disabled = reason;
+        ended = this.finish(open.id, task.id, {
           outcome: 'crashed',
           summary: `The daemon died during this run; the task was turned off: ${reason}`,
-          costUsd: run.costUsd,
+          costUsd: open.costUsd,
           at: now,
         });
-        continue;
+        return;
       }
-      if (run.runId !== null) {
-        // The agent run resumes from its last checkpoint (nothing is done twice); follow it.
-        this.reattach(task, run, run.runId);
-        continue;
-      }
-      this.end(run.id, task.id, {
+      if (open.runId !== null) return;
+      ended = this.finish(open.id, task.id, {
         outcome: 'crashed',
-        summary: `The daemon died during this run (step ${run.steps.length} of ${task.definition.steps?.length ?? 0} was the last one begun).`,
-        costUsd: run.costUsd,
+        summary: `The daemon died during this run (step ${open.steps.length} of ${task.definition.steps?.length ?? 0} was the last one begun).`,
+        costUsd: open.costUsd,
         at: now,
       });
+    });
+    if (disabled !== undefined) {
+      this.options.events.append('schedule.changed', { schedule_id: task.id, change: 'disabled', reason: disabled });
+      if (open.runId !== null) {
+        void this.options.executor.abandon(open.runId, 'its scheduled task crashed the daemon repeatedly');
+      }
     }
+    if (ended) {
+      this.announceEnd(ended);
+      return;
+    }
+    // The agent run resumes from its last checkpoint (nothing is done twice); follow it.
+    if (disabled === undefined && open.runId !== null) this.reattach(task, store.getRun(open.id), open.runId);
   }
 
   private reattach(task: ScheduleTask, run: ScheduleRunRecord, runId: string): void {
     const budget = Math.max(0, task.definition.daily_cost_cap_usd - this.spentToday(task, this.options.clock.now()));
-    this.track(task, run, budget, (context) => this.options.executor.reattach(task, runId, context));
+    this.track(task, run, budget, undefined, (context) => this.options.executor.reattach(task, runId, context));
   }
 
   /** Cron times of a task due now, or undefined when none is. */
@@ -601,6 +850,11 @@ export class Scheduler {
         continue;
       }
       if (this.runningCount(task.id) > 0 && !task.definition.allow_overlap) continue;
+      const failed = this.failedUntil.get(task.id);
+      if (failed !== undefined && failed > now) {
+        next = Math.min(next, failed);
+        continue;
+      }
       const at = this.cronOf(task).next(task.cursorAt);
       if (at !== null) next = Math.min(next, at);
       if (task.retry) next = Math.min(next, task.retry.at);

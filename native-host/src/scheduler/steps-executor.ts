@@ -5,6 +5,7 @@ import { toAppError, type DaemonEvent, type ToolResult } from '@nextai/shared';
 import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
 import type { ExecutionContext, ExecutionResult } from './executor.js';
 import type { ScheduleTask, StepRecord } from './schedule-store.js';
+import { stepFingerprint } from './steps-resume.js';
 
 export interface StepServices {
   /** The policy chokepoint (ToolGateway.call). */
@@ -15,7 +16,9 @@ export interface StepServices {
 /**
  * Runs a fixed-step task: each `{tool, input}` in order, through the gateway with the task's grant
  * and project, as source "schedule" — validated, decided, asked about if the policy says so,
- * executed and audited like any other call. Stops at the first step that does not succeed.
+ * executed and audited like any other call. Stops at the first step that does not succeed, and
+ * before the next step once the context's signal is aborted (a stop, the wall-time limit).
+ * A retry starts after the steps its earlier attempt finished (`context.resume`).
  */
 export async function runSteps(
   task: ScheduleTask,
@@ -23,21 +26,42 @@ export async function runSteps(
   services: StepServices,
 ): Promise<ExecutionResult> {
   const steps = task.definition.steps ?? [];
-  const records: StepRecord[] = [];
-  for (const [index, step] of steps.entries()) {
+  // Steps an earlier attempt of this run finished stay in its list, marked, and are not done again.
+  const records: StepRecord[] = (context.resume?.carried ?? []).map((record) => ({ ...record, carried: true }));
+  const first = records.length;
+  if (first > 0) context.onSteps(records);
+  for (let index = first; index < steps.length; index++) {
+    const step = steps[index]!;
     if (context.signal.aborted) {
       return { outcome: 'stopped', summary: `Stopped before step ${index + 1} (${step.tool}).`, costUsd: 0 };
     }
     const callId = randomUUID();
     // The intent is on disk before the call: after a crash the history says which step was going.
-    const record: StepRecord = { tool: step.tool, call_id: callId, started_at: new Date().toISOString() };
+    const record: StepRecord = {
+      tool: step.tool,
+      call_id: callId,
+      fingerprint: stepFingerprint(step),
+      started_at: new Date().toISOString(),
+    };
     records.push(record);
     context.onSteps(records);
     // A call the policy asks about parks the run until the person answers (never auto-approved).
+    // While it waits it has certainly not executed: the mark lets a retry ask again rather than
+    // treat it as an action of unknown outcome. Only an approval clears it (then the tool runs).
     const unsubscribe = services.events.subscribe((event) => {
       if (event.data.call_id !== callId) return;
-      if (event.type === 'approval.requested') context.onState('waiting_approval');
-      if (event.type === 'approval.answered') context.onState('running');
+      if (event.type === 'approval.requested') {
+        record.awaiting_approval = true;
+        context.onSteps(records);
+        context.onState('waiting_approval');
+      }
+      if (event.type === 'approval.answered') {
+        if (event.data.status === 'approved') {
+          delete record.awaiting_approval;
+          context.onSteps(records);
+        }
+        context.onState('running');
+      }
     });
     let result: ToolResult;
     try {
@@ -57,6 +81,8 @@ export async function runSteps(
       unsubscribe();
     }
     record.finished_at = new Date().toISOString();
+    // Aborted while it ran: whatever the result says, it may have done part of its work.
+    if (context.signal.aborted && !record.awaiting_approval) record.cut_short = true;
     record.ok = result.ok;
     record.summary = result.ok ? briefly(result.output) : result.error.message.slice(0, 500);
     if (!result.ok) record.error_code = result.error.code;
@@ -73,9 +99,13 @@ export async function runSteps(
   }
   const tools = steps.map((step) => step.tool).join(', ');
   const last = records.at(-1)?.summary;
+  const earlier =
+    first === 0
+      ? ''
+      : ` Step${first === 1 ? ' 1 was' : `s 1–${first} were`} done by an earlier attempt and not repeated.`;
   return {
     outcome: 'succeeded',
-    summary: `${steps.length} step${steps.length === 1 ? '' : 's'} done (${tools}).${last ? ` Last result: ${last}` : ''}`,
+    summary: `${steps.length} step${steps.length === 1 ? '' : 's'} done (${tools}).${earlier}${last ? ` Last result: ${last}` : ''}`,
     costUsd: 0,
   };
 }

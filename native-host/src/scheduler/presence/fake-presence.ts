@@ -4,12 +4,24 @@ import { UNKNOWN_PRESENCE, type PresenceMonitor, type PresenceState } from './pr
 export class FakePresence implements PresenceMonitor {
   state: PresenceState = { ...UNKNOWN_PRESENCE, notes: [] };
   reads = 0;
+  private held: Promise<void> | undefined;
   private readonly listeners = new Set<(state: PresenceState) => void>();
   private readonly sleepListeners = new Set<(sleeping: boolean) => void>();
 
   read(): Promise<PresenceState> {
     this.reads += 1;
-    return Promise.resolve({ ...this.state });
+    const state = { ...this.state };
+    return this.held ? this.held.then(() => state) : Promise.resolve(state);
+  }
+
+  /** Reads answer only once the returned function is called (a slow D-Bus, a slow /sys). */
+  hold(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.held = undefined;
+      release();
+    };
   }
 
   set(change: Partial<PresenceState>): void {

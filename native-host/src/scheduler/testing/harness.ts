@@ -2,11 +2,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { scheduleDefinitionSchema, type DaemonEvent, type ScheduleDefinitionInput } from '@nextai/shared';
+import {
+  scheduleDefinitionSchema,
+  type DaemonEvent,
+  type ScheduleDefinitionInput,
+  type ToolOutcome,
+  type ToolResult,
+} from '@nextai/shared';
 
 import { openDatabase, type Db } from '../../daemon/database.js';
 import { EventLog } from '../../daemon/event-log.js';
+import type { CallContext, ToolCallRequest } from '../../daemon/tool-gateway.js';
 import { createLogger } from '../../logger.js';
+import { DaemonTaskExecutor, type ExecutorServices } from '../agent-executor.js';
 import { checkDefinition } from '../definition.js';
 import type { Execution, ExecutionContext, ExecutionResult, TaskExecutor } from '../executor.js';
 import { FakePresence } from '../presence/fake-presence.js';
@@ -22,6 +30,8 @@ export interface Started {
   missed: number;
   budgetUsd: number;
   at: string;
+  /** Steps an earlier attempt finished that this retry carries over (fixed-step tasks). */
+  carried: number;
   context: ExecutionContext;
   finish(result?: Partial<ExecutionResult>): void;
   cancelled: string | undefined;
@@ -62,6 +72,7 @@ export class ScriptedExecutor implements TaskExecutor {
       missed: context.run.missed,
       budgetUsd: context.budgetUsd,
       at: new Date(this.clock.now()).toISOString(),
+      carried: context.resume?.carried.length ?? 0,
       context,
       cancelled: undefined,
       finish: (result = {}) => resolve({ outcome: 'succeeded', summary: 'done', costUsd: 0, ...result }),
@@ -79,6 +90,63 @@ export class ScriptedExecutor implements TaskExecutor {
   }
 }
 
+export interface GatewayCall {
+  tool: string;
+  input: Record<string, unknown>;
+  callId: string;
+  /** The signal the scheduler passed (aborted when the run must stop). */
+  signal: AbortSignal | undefined;
+  /** Ends the call (a success unless told otherwise); nothing once it has ended. */
+  finish(outcome?: ToolOutcome): void;
+}
+
+/**
+ * The tool gateway as fixed-step runs see it: records each call, and ends it with what
+ * `behaviour` returns (`'hang'` leaves it going until the test finishes it or the call's signal
+ * aborts it — the gateway then answers DISCONNECTED, as the real one does).
+ */
+export class FakeGateway {
+  readonly calls: GatewayCall[] = [];
+  behaviour: (call: GatewayCall) => ToolOutcome | 'hang' = () => ({ ok: true, output: 'ok' });
+
+  callTool = (request: ToolCallRequest, context: CallContext): Promise<ToolResult> =>
+    new Promise<ToolResult>((resolve) => {
+      let ended = false;
+      const call: GatewayCall = {
+        tool: request.name,
+        input: request.input,
+        callId: request.call_id ?? '',
+        signal: context.cancel,
+        finish: (outcome = { ok: true, output: 'ok' }) => {
+          if (ended) return;
+          ended = true;
+          resolve({ ...outcome, duration_ms: 0 });
+        },
+      };
+      this.calls.push(call);
+      context.cancel?.addEventListener(
+        'abort',
+        () => call.finish({ ok: false, error: { code: 'DISCONNECTED', message: 'Stopped: The caller went away.' } }),
+        { once: true },
+      );
+      const behaviour = this.behaviour(call);
+      if (behaviour !== 'hang') call.finish(behaviour);
+    });
+
+  /** The tools called so far, in order. */
+  get tools(): string[] {
+    return this.calls.map((call) => call.tool);
+  }
+}
+
+export interface HarnessOptions extends Partial<SchedulerOptions> {
+  /**
+   * Fixed-step tasks run for real (the daemon's executor and runSteps) against
+   * {@link Harness.gateway}, instead of the scripted executor.
+   */
+  realSteps?: boolean;
+}
+
 export interface Harness {
   dir: string;
   db: Db;
@@ -86,6 +154,8 @@ export interface Harness {
   clock: FakeClock;
   presence: FakePresence;
   executor: ScriptedExecutor;
+  /** The tool calls of fixed-step runs, with `realSteps`. */
+  gateway: FakeGateway;
   events: EventLog;
   notifications: { title: string; body: string }[];
   emergency: { active: boolean; reason?: string };
@@ -105,7 +175,8 @@ export interface Harness {
 const log = createLogger({ component: 'test', level: 'error' });
 let counter = 0;
 
-export async function makeHarness(start: string, options: Partial<SchedulerOptions> = {}): Promise<Harness> {
+export async function makeHarness(start: string, harnessOptions: HarnessOptions = {}): Promise<Harness> {
+  const { realSteps, ...options } = harnessOptions;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-sched-'));
   const db = await openDatabase(path.join(dir, 'data.db'), log);
   const store = new ScheduleStore(db);
@@ -113,6 +184,16 @@ export async function makeHarness(start: string, options: Partial<SchedulerOptio
   const presence = new FakePresence();
   const executor = new ScriptedExecutor(clock);
   const events = new EventLog(db);
+  const gateway = new FakeGateway();
+  const noAgentRuns = () => {
+    throw new Error('this harness runs fixed-step tasks only');
+  };
+  const daemonExecutor = new DaemonTaskExecutor({
+    callTool: gateway.callTool,
+    events,
+    runs: { start: noAgentRuns, view: noAgentRuns, stop: noAgentRuns } as unknown as ExecutorServices['runs'],
+    log,
+  });
   const seen: DaemonEvent[] = [];
   events.subscribe((event) => seen.push(event));
   const notifications: { title: string; body: string }[] = [];
@@ -130,6 +211,7 @@ export async function makeHarness(start: string, options: Partial<SchedulerOptio
       presence,
       emergency: () => emergency,
       log,
+      ...(realSteps ? { executor: daemonExecutor } : {}),
       ...options,
       ...extra,
     });
@@ -140,6 +222,7 @@ export async function makeHarness(start: string, options: Partial<SchedulerOptio
     clock,
     presence,
     executor,
+    gateway,
     events,
     notifications,
     emergency,
