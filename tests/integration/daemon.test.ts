@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { exitOf, runCli, spawnDaemon } from '../support/cli.js';
+import { exitOf, runCli, spawnDaemon, startCli } from '../support/cli.js';
 import { daemonPidsOf, isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
@@ -129,6 +129,50 @@ describe('nextai daemon', () => {
 
     expect((await runCli(['daemon', '--detach'], home.env)).stdout).toBe(`daemon started for ${home.dir}\n`);
     expect((await runCli(['tool', 'system_info'], home.env)).code).toBe(0);
+  });
+});
+
+describe('nextai daemon --service, while a browser-started daemon owns the data directory', () => {
+  /** The service instance, started as the service manager starts it, once it says it waits. */
+  async function waitingService() {
+    await runCli(['daemon', '--detach'], home.env);
+    const other = readPid(path.join(home.dir, 'run', 'daemon.pid'))!;
+    const service = startCli(['daemon', '--service', '--home', home.dir], home.env);
+    await expect
+      .poll(() => service.output().stderr, { timeout: 20_000 })
+      .toContain('the service waits for it to end, then takes over');
+    // It stays (a service manager would take an exit for "done"), and that daemon goes on alone.
+    expect(service.child.exitCode).toBeNull();
+    expect((await statusJson(home.env)).pid).toBe(other);
+    return { service, other };
+  }
+
+  it('waits, and takes over when that daemon dies: exactly one daemon at any time', async () => {
+    home = makeHome();
+    const { service, other } = await waitingService();
+    process.kill(other, 'SIGKILL');
+    await expect.poll(async () => (await statusJson(home.env)).pid, { timeout: 20_000 }).toBe(service.child.pid);
+    expect(daemonPidsOf(home.dir)).toEqual([String(service.child.pid)]);
+    expect(service.output().stderr).toContain('the other daemon ended; the service took over');
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+  });
+
+  it('stays stopped too when that daemon is stopped on purpose', async () => {
+    home = makeHome();
+    const { service } = await waitingService();
+    expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
+    expect(await service.exited).toBe(0);
+    expect(service.output().stderr).toContain('the other daemon was stopped on purpose; the service stays stopped too');
+    expect(daemonPidsOf(home.dir)).toEqual([]);
+  });
+
+  it('ends cleanly when the service manager stops it while it waits', async () => {
+    home = makeHome();
+    const { service, other } = await waitingService();
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect((await statusJson(home.env)).pid).toBe(other);
   });
 });
 

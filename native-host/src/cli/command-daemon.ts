@@ -1,3 +1,4 @@
+import type net from 'node:net';
 import path from 'node:path';
 
 import type { Command } from 'commander';
@@ -5,10 +6,16 @@ import type { Command } from 'commander';
 import { toAppError } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
-import { ensureDaemon, unavailableReason, waitForExit } from '../client/daemon-launcher.js';
+import {
+  connectSocket,
+  ensureDaemon,
+  readStoppedMarker,
+  unavailableReason,
+  waitForExit,
+} from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
 import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { dataPaths, type DataPaths } from '../paths.js';
 import { currentPlatform } from '../platform/current.js';
 import {
   STABLE_AFTER_MS,
@@ -100,24 +107,49 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
     writeServiceState(stateFile, { running: true, failures, started_at: new Date().toISOString() });
-    stable = setTimeout(() => writeServiceState(stateFile, { running: true, failures: 0 }), STABLE_AFTER_MS);
-    stable.unref();
   }
   let daemon: Daemon;
-  try {
-    daemon = await Daemon.start({ paths, platform, log });
-  } catch (error) {
-    const appError = toAppError(error);
-    clearTimeout(stable);
-    if (options.service && appError.code === 'DAEMON_ALREADY_RUNNING') {
-      // A daemon already serves this data directory (a browser started one): that is what the
-      // service is for, so this is a success — the manager does not restart it in a loop.
-      writeServiceState(stateFile, { running: false, failures: 0 });
-      log.info('a daemon already runs for this data directory; the service instance leaves it be');
-      return EXIT.OK;
+  let waiting = false;
+  for (;;) {
+    try {
+      daemon = await Daemon.start({ paths, platform, log });
+      break;
+    } catch (error) {
+      const appError = toAppError(error);
+      if (options.service && appError.code === 'DAEMON_ALREADY_RUNNING') {
+        // A daemon a browser (or a person) started serves this data directory. Exiting would tell
+        // the service manager the service is done — successfully (then nothing restarts a daemon
+        // when that one crashes later) or not (then it restarts this every minute, forever, and
+        // Task Scheduler gives up after its count). Starting anyway would make two. So the service
+        // instance stays, waits for that daemon to end, and takes over: one daemon at any time.
+        // Not running a daemon: a restart of this instance is not one after a crash.
+        writeServiceState(stateFile, { running: false, failures: 0 });
+        if (!waiting) {
+          waiting = true;
+          log.info('another daemon serves this data directory; the service waits for it to end, then takes over');
+        }
+        const ended = await waitForOtherDaemon(paths);
+        if (ended === 'signal') return EXIT.OK;
+        const marker = readStoppedMarker(paths);
+        if (marker) {
+          // Stopped on purpose (`nextai daemon stop`): that applies to the service too, as when
+          // the service's own daemon is stopped so. Logging in again, or `systemctl --user start`, starts it.
+          log.info('the other daemon was stopped on purpose; the service stays stopped too', {
+            reason: marker.reason,
+          });
+          return EXIT.OK;
+        }
+        writeServiceState(stateFile, { running: true, failures: 0, started_at: new Date().toISOString() });
+        continue;
+      }
+      printError(appError.message);
+      return exitCodeFor(appError);
     }
-    printError(appError.message);
-    return exitCodeFor(appError);
+  }
+  if (waiting) log.info('the other daemon ended; the service took over');
+  if (options.service) {
+    stable = setTimeout(() => writeServiceState(stateFile, { running: true, failures: 0 }), STABLE_AFTER_MS);
+    stable.unref();
   }
   const onSignal = (signal: NodeJS.Signals) => {
     daemon.stop(`received ${signal}`).catch((error: unknown) => {
@@ -136,4 +168,52 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
   if (options.service) writeServiceState(stateFile, { running: false, failures: 0 });
   log.info('daemon stopped');
   return EXIT.OK;
+}
+
+/** How often a waiting service instance looks again when the other daemon cannot be watched. */
+const TAKE_OVER_POLL_MS = 1000;
+
+/**
+ * Resolves once the daemon that holds the data directory has ended — or may have: the caller
+ * tries to start and, if another daemon got there first, waits again — or with 'signal' when the
+ * service manager stops this instance meanwhile. The wait is a connection to that daemon's
+ * socket, which closes when it stops or dies (the kernel closes it even after SIGKILL); while no
+ * connection can be made (it is starting, stopping, or stuck), the lock is tried once a second.
+ */
+async function waitForOtherDaemon(paths: DataPaths): Promise<'ended' | 'signal'> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.once(signal, onSignal);
+  try {
+    const aborted = new Promise<'signal'>((resolve) =>
+      stop.signal.addEventListener('abort', () => resolve('signal'), { once: true }),
+    );
+    let socket: net.Socket | undefined;
+    try {
+      socket = await connectSocket(paths.socket);
+    } catch {
+      socket = undefined;
+    }
+    if (socket) {
+      const connected = socket;
+      const closed = new Promise<'ended'>((resolve) => connected.once('close', () => resolve('ended')));
+      // Nothing is sent: the daemon keeps a silent connection open until it stops.
+      connected.on('error', () => undefined);
+      const how = await Promise.race([closed, aborted]);
+      connected.destroy();
+      if (how === 'signal') return how;
+      // The socket closes a moment before the lock is released: let the daemon finish stopping.
+      await Promise.race([sleep(TAKE_OVER_POLL_MS), aborted]);
+      return stop.signal.aborted ? 'signal' : 'ended';
+    }
+    await Promise.race([sleep(TAKE_OVER_POLL_MS), aborted]);
+    return stop.signal.aborted ? 'signal' : 'ended';
+  } finally {
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -162,7 +162,7 @@ export function clearStoppedMarker(paths: DataPaths): void {
   fs.rmSync(paths.stoppedMarker, { force: true });
 }
 
-function readStoppedMarker(paths: DataPaths): StoppedMarker | undefined {
+export function readStoppedMarker(paths: DataPaths): StoppedMarker | undefined {
   try {
     return JSON.parse(fs.readFileSync(paths.stoppedMarker, 'utf8')) as StoppedMarker;
   } catch (error) {

@@ -22,7 +22,7 @@ export class InstanceLock {
 
   static acquire(paths: DataPaths): InstanceLock {
     ensurePrivateDirectory(paths.runDir);
-    let database: Database.Database;
+    let database: Database.Database | undefined;
     try {
       database = new Database(paths.lockFile, { timeout: 0 });
       fs.chmodSync(paths.lockFile, 0o600);
@@ -34,6 +34,8 @@ export class InstanceLock {
       database.exec('DELETE FROM owner');
       database.prepare('INSERT INTO owner (pid, started_at) VALUES (?, ?)').run(process.pid, new Date().toISOString());
     } catch (error) {
+      // A service instance waiting to take over tries again and again: no file handle may leak.
+      database?.close();
       if ((error as { code?: string }).code === 'SQLITE_BUSY') {
         const pid = readPid(paths.pidFile);
         const who = pid === undefined ? 'Another daemon' : `Another daemon (pid ${pid})`;
