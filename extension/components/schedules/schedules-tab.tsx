@@ -110,6 +110,11 @@ function Conditions({ data, t }: { data: ScheduleList; t: Translate }) {
             }`
           : t('schedulesHeartbeatOff')}
       </p>
+      {heartbeat.problem && (
+        <p className="schedules-condition warn" data-testid="schedules-heartbeat-problem">
+          {heartbeat.problem}
+        </p>
+      )}
     </div>
   );
 }

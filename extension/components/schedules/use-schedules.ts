@@ -20,6 +20,7 @@ const REFRESHING = new Set([
   'schedule.run',
   'schedule.deferred',
   'heartbeat.checked',
+  'heartbeat.problem',
   'power.changed',
 ]);
 

@@ -25,6 +25,7 @@ import {
 } from '../install/service/restart-backoff.js';
 import { servicePlan } from '../install/service/service-units.js';
 import { ensurePrivateDirectory } from '../daemon/instance-lock.js';
+import { logUnhandledRejections } from '../daemon/process-guards.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printLine } from './output.js';
 
@@ -87,6 +88,8 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
   const paths = dataPaths();
   const platform = currentPlatform();
   const log = createLogger({ component: 'daemon', stderr: true });
+  // For the life of the daemon: a rejection nothing handled is logged, not fatal (see process-guards.ts).
+  logUnhandledRejections(log);
   const stateFile = path.join(paths.runDir, 'service-state.json');
   let stable: NodeJS.Timeout | undefined;
   if (options.service) {

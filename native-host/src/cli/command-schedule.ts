@@ -123,6 +123,7 @@ export function registerScheduleCommand(program: Command): void {
         `heartbeat: ${heartbeat.enabled ? `every ${heartbeat.interval_minutes} min` : 'off'}, ${heartbeat.file}` +
           (heartbeat.open_items.length > 0 ? `, ${heartbeat.open_items.length} open item(s)` : ''),
       );
+      if (heartbeat.problem) printLine(`heartbeat problem: ${heartbeat.problem}`);
       const presence = listed.presence;
       const power =
         presence.on_battery === null

@@ -180,6 +180,11 @@ export const heartbeatViewSchema = z.object({
   next_check_at: z.string().nullable(),
   /** The agent run the open items became, if one is going or was the last. */
   run_id: z.string().nullable(),
+  /**
+   * What went wrong at the last look or when the last run ended (HEARTBEAT.md could not be read or
+   * written), until a look goes well; null when nothing did.
+   */
+  problem: z.string().nullable(),
 });
 export type HeartbeatView = z.infer<typeof heartbeatViewSchema>;
 
@@ -276,6 +281,11 @@ export const SCHEDULE_EVENT_SCHEMAS = {
     open_items: z.number().int(),
     run_id: z.string().optional(),
     reason: z.string().optional(),
+  }),
+  /** The heartbeat could not do its part: read HEARTBEAT.md, or check off what its run did. */
+  'heartbeat.problem': z.object({
+    problem: z.string(),
+    run_id: z.string().optional(),
   }),
   'power.changed': z.object({
     on_battery: z.boolean().nullable(),

@@ -121,4 +121,46 @@ describe('Heartbeat', () => {
     await clock.advance(30 * 60_000);
     expect(started).toHaveLength(2);
   });
+
+  it('reports a HEARTBEAT.md it cannot check items off in (no uncaught exception), and checks them off at the next look', async () => {
+    fs.writeFileSync(file, '- [ ] Check the build\n- [ ] Summarise mail\n');
+    heartbeat.start();
+    await clock.advance(30 * 60_000);
+    expect(started).toHaveLength(1);
+    // The file cannot be read when the run ends (here: a directory took its place).
+    fs.renameSync(file, `${file}.aside`);
+    fs.mkdirSync(file);
+    state = 'finished';
+    result = 'DONE: 1';
+    const ended = { seq: 0, type: 'run.state', time: '', data: { run_id: 'run-1', state: 'finished' } } as DaemonEvent;
+    for (const listener of listeners) listener(ended);
+    await new Promise((resolve) => setImmediate(resolve));
+    const problem = events.find((event) => event.type === 'heartbeat.problem');
+    expect(problem?.data).toMatchObject({ run_id: 'run-1' });
+    expect(String(problem?.data.problem)).toContain('could not check off what its run did in HEARTBEAT.md: EISDIR');
+    expect(heartbeat.view().problem).toContain('EISDIR');
+
+    fs.rmdirSync(file);
+    fs.renameSync(`${file}.aside`, file);
+    await clock.advance(30 * 60_000);
+    // What the run did is checked off now; only what is still open becomes the next run.
+    expect(fs.readFileSync(file, 'utf8')).toBe('- [x] Check the build\n- [ ] Summarise mail\n');
+    expect(started).toHaveLength(2);
+    expect(started[1]?.goal).toContain('1. Summarise mail');
+    expect(started[1]?.goal).not.toContain('Check the build');
+    expect(heartbeat.view().problem).toBeNull();
+  });
+
+  it('keeps looking after a look that failed to read the power state', async () => {
+    fs.writeFileSync(file, '- [ ] Something\n');
+    let failures = 1;
+    const read = presence.read.bind(presence);
+    presence.read = () => (failures-- > 0 ? Promise.reject(new Error('the bus is gone')) : read());
+    heartbeat.start();
+    await clock.advance(30 * 60_000);
+    expect(started).toHaveLength(0);
+    expect(heartbeat.view().problem).toContain('the bus is gone');
+    await clock.advance(30 * 60_000);
+    expect(started).toHaveLength(1);
+  });
 });

@@ -59,15 +59,25 @@ export class Heartbeat {
   private lastOpen: string[] = [];
   private stopped = false;
   private checking: Promise<void> | undefined;
+  /** What went wrong last, until a look goes well (shown in the view). */
+  private problem: string | null = null;
 
   constructor(private readonly options: HeartbeatOptions) {}
 
   start(): void {
     this.unsubscribe = this.options.events.subscribe((event) => {
-      const memory = this.memory();
-      if (event.type !== 'run.state' || !memory || event.data.run_id !== memory.run_id) return;
+      if (event.type !== 'run.state' || !ENDED.has(String(event.data.state))) return;
       // Deferred: the listener runs inside EventLog.append, before the transition is complete.
-      if (ENDED.has(String(event.data.state))) queueMicrotask(() => this.settleRun());
+      // Nothing may throw out of the microtask — that would be an uncaught exception, which ends
+      // the daemon — so whatever goes wrong is reported (log, event, view) and the next look
+      // tries again.
+      queueMicrotask(() => {
+        try {
+          if (this.memory()?.run_id === event.data.run_id) this.settleRun();
+        } catch (error) {
+          this.report('the heartbeat could not check off what its run did in HEARTBEAT.md', error);
+        }
+      });
     });
     // The first look comes one interval after start: a restart loop must not become a model-call loop.
     this.arm(this.intervalMs(false));
@@ -97,6 +107,7 @@ export class Heartbeat {
       last_checked_at: this.lastCheckedAt === null ? null : new Date(this.lastCheckedAt).toISOString(),
       next_check_at: this.nextCheckAt === null ? null : new Date(this.nextCheckAt).toISOString(),
       run_id: this.memory()?.run_id ?? null,
+      problem: this.problem,
     };
   }
 
@@ -110,14 +121,34 @@ export class Heartbeat {
   }
 
   private async checkOnce(): Promise<void> {
-    const presence = await this.options.presence.read();
+    let onBattery = false;
     try {
+      onBattery = (await this.options.presence.read()).onBattery === true;
       this.lookOnce();
+      this.problem = null;
     } catch (error) {
-      this.options.log.error('the heartbeat could not look at HEARTBEAT.md', { error: (error as Error).message });
+      this.report('the heartbeat could not look at HEARTBEAT.md', error);
     } finally {
-      this.arm(this.intervalMs(presence.onBattery === true));
+      // Whatever happened, the heartbeat goes on: the next look is armed.
+      this.arm(this.intervalMs(onBattery));
     }
+  }
+
+  /** Something went wrong: logged with its stack, announced, and shown until a look goes well. */
+  private report(what: string, error: unknown): void {
+    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    this.problem = message;
+    this.options.log.error(what, {
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    let runId: string | undefined;
+    try {
+      runId = this.memory()?.run_id;
+    } catch {
+      runId = undefined;
+    }
+    this.options.events.append('heartbeat.problem', { problem: message, ...(runId ? { run_id: runId } : {}) });
   }
 
   private lookOnce(): void {
@@ -187,10 +218,12 @@ export class Heartbeat {
       return;
     }
     if (!ENDED.has(run.state)) return;
-    this.options.memory.set(JSON.stringify({ ...memory, processed: true }));
     let checked = 0;
     if (run.state === 'finished' && run.result) {
       const done = reportedDone(run.result, memory.items.length).map((number) => memory.items[number - 1]!);
+      // If the file cannot be read or written this throws, and the run stays unsettled: no new run
+      // starts (it would redo what this one did), and the next look tries the check-off again
+      // (checking off is idempotent).
       const text = done.length > 0 ? this.readFile() : undefined;
       if (text !== undefined) {
         const edited = checkOff(text, done);
@@ -198,6 +231,7 @@ export class Heartbeat {
         checked = edited.checked;
       }
     }
+    this.options.memory.set(JSON.stringify({ ...memory, processed: true }));
     const how = run.state === 'finished' ? 'finished' : run.state;
     this.options
       .notify(

@@ -1,0 +1,24 @@
+import type { Logger } from '../logger.js';
+
+/**
+ * Logs a promise rejection nothing handled, with its stack, and keeps the daemon running.
+ *
+ * Node's default for one is to end the process — and with it every run, schedule, approval wait
+ * and terminal in progress — over what is usually a missing `catch` on a side path (a
+ * notification, a best-effort write). It is a bug all the same, so it is not hidden: it is logged
+ * at error level with the stack, where `nextai doctor` and a person reading logs/daemon.log see it.
+ *
+ * Exceptions thrown synchronously (`uncaughtException`) still end the process: the code that threw
+ * stopped halfway and its state is unknown, so going on could do harm; the service manager (or the
+ * next client) starts the daemon again, and it resumes from what is on disk.
+ */
+export function logUnhandledRejections(log: Logger): () => void {
+  const onRejection = (reason: unknown) => {
+    log.error('a promise was rejected and nothing handled it (a bug); the daemon keeps running', {
+      error: reason instanceof Error ? reason.message : String(reason),
+      stack: reason instanceof Error ? reason.stack : undefined,
+    });
+  };
+  process.on('unhandledRejection', onRejection);
+  return () => process.off('unhandledRejection', onRejection);
+}
