@@ -24,7 +24,9 @@ export class DaemonTaskExecutor implements TaskExecutor {
   start(task: ScheduleTask, context: ExecutionContext): Execution {
     if (task.definition.steps) {
       const done = runSteps(task, context, this.services);
-      // Aborting the signal ends the call in progress (the gateway aborts it, or closes its approval).
+      // Stopped through the context's signal, which the scheduler aborts (the daemon stopping, the
+      // wall-time limit): the gateway ends the call in progress or closes its approval request, and
+      // runSteps starts no further step.
       return { done, cancel: () => undefined };
     }
     const limits = task.definition.limits;
