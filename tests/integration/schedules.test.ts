@@ -273,6 +273,44 @@ describe('scheduled tasks in the daemon', () => {
     expect(fs.readFileSync(target, 'utf8')).toBe('ok\n');
   });
 
+  it('a daemon stop during a fixed step: no later step runs, and the step that was going is never run again by itself', async () => {
+    prepare();
+    await connect();
+    const log = path.join(work, 'invoice.log');
+    const steps = [
+      { tool: 'bash_execute', input: { command: `echo made >> ${log}` } },
+      { tool: 'bash_execute', input: { command: `sleep 600; echo sent >> ${log}` } },
+      { tool: 'bash_execute', input: { command: `echo done >> ${log}` } },
+    ];
+    const added = await runCli(
+      ['schedule', 'add', '--name', 'invoice', '--cron', '0 3 * * *', '--project', 'auto', '--steps', JSON.stringify(steps), '--json'],
+      home.env,
+    ); // prettier-ignore
+    expect(added.code, added.stderr).toBe(0);
+    const task = JSON.parse(added.stdout) as ScheduleView;
+    expect((await runCli(['schedule', 'run-now', 'invoice'], home.env)).code).toBe(0);
+    const started = (event: DaemonEvent) => event.type === 'tool.started' && event.data.source === 'schedule';
+    // The second step has begun.
+    await expect.poll(() => events.filter(started).length, { timeout: 20_000 }).toBe(2);
+
+    client?.close();
+    client = undefined;
+    expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
+    await connect();
+    const shown = JSON.parse((await runCli(['schedule', 'show', 'invoice', '--json'], home.env)).stdout) as {
+      schedule: ScheduleView;
+      history: ScheduleRunView[];
+    };
+    expect(shown.history.map((run) => [run.outcome, run.error_code])).toEqual([['interrupted', 'OUTCOME_UNKNOWN']]);
+    expect(shown.history[0]?.summary).toContain(
+      'Step 2 of 3 (bash_execute) had begun and may or may not have happened',
+    );
+    expect(shown.schedule.retry_at).toBeNull();
+    // The first step ran once; the third never started.
+    expect(fs.readFileSync(log, 'utf8')).toBe('made\n');
+    expect(task.id).toBe(shown.schedule.id);
+  });
+
   it('an instruction becomes an agent run with the task’s grant: the model is offered only the granted tools', async () => {
     prepare();
     model = await startFakeModelServer([
