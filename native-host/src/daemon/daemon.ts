@@ -16,6 +16,7 @@ import { WebProvenance } from '../policy/web-provenance.js';
 import { isLocalEndpoint, priceOf } from '../agent/pricing.js';
 import { createProvider, selectProvider } from '../agent/providers/index.js';
 import { RunManager } from '../agent/run-manager.js';
+import { durably } from '../agent/run-store.js';
 import { onRunEnded } from '../agent/run-transition.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { LoopOptions, ModelChoice } from '../agent/loop/run-loop.js';
@@ -290,12 +291,16 @@ export class Daemon {
       events,
       memory: {
         get: () => db.prepare("SELECT value FROM meta WHERE key = 'heartbeat'").pluck().get() as string | undefined,
+        // Durable: losing "a heartbeat run is going" to a power cut would start a second run for
+        // the same items while the first one resumes.
         set: (value) =>
-          db
-            .prepare(
-              "INSERT INTO meta (key, value) VALUES ('heartbeat', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            )
-            .run(value),
+          durably(db, () =>
+            db
+              .prepare(
+                "INSERT INTO meta (key, value) VALUES ('heartbeat', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+              )
+              .run(value),
+          ),
       },
       presence: this.presence,
       emergency: () => this.emergency.state(),
