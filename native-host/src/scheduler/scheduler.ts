@@ -281,30 +281,51 @@ export class Scheduler {
     // Presence is read only when something is due: nothing is polled while nothing is.
     const presence = await this.options.presence.read();
     if (this.stopped) return;
-    for (const { id, name } of due) {
-      try {
-        // Read again after the wait: a task turned off, edited or deleted meanwhile must not fire
-        // as it was, nor have its cursor set from a stale copy.
-        let task: ScheduleTask;
-        try {
-          task = store.get(id);
-        } catch {
-          continue;
+    // The decisions of one look are committed together — one sync to disk, not one per task, so
+    // hundreds of tasks due at the same minute still start on time — each in a savepoint of its
+    // own: a task whose decision fails is rolled back alone. What the decisions announce or
+    // start waits in `after` until the commit: nothing starts that is not on disk.
+    const after: (() => void)[] = [];
+    try {
+      store.atomically(() => {
+        for (const { id, name } of due) {
+          const actions: (() => void)[] = [];
+          try {
+            store.atomically(() => {
+              // Read again after the wait: a task turned off, edited or deleted meanwhile must not
+              // fire as it was, nor have its cursor set from a stale copy.
+              let task: ScheduleTask;
+              try {
+                task = store.get(id);
+              } catch {
+                return;
+              }
+              const now = clock.now();
+              if (!task.enabled) return;
+              const times = this.dueTimes(task, now);
+              if (times === undefined && !(task.retry !== null && task.retry.at <= now)) return;
+              this.consider(task, times, presence, now, actions);
+            });
+            after.push(...actions);
+            this.failedUntil.delete(id);
+          } catch (error) {
+            this.failedUntil.set(id, clock.now() + this.maxSleepMs);
+            this.options.log.error('could not fire a scheduled task; looking again in a minute', {
+              task: name,
+              error: (error as Error).message,
+            });
+          }
         }
-        const now = clock.now();
-        if (!task.enabled) continue;
-        const times = this.dueTimes(task, now);
-        if (times === undefined && !(task.retry !== null && task.retry.at <= now)) continue;
-        this.consider(task, times, presence, now);
-        this.failedUntil.delete(id);
-      } catch (error) {
-        this.failedUntil.set(id, clock.now() + this.maxSleepMs);
-        this.options.log.error('could not fire a scheduled task; looking again in a minute', {
-          task: name,
-          error: (error as Error).message,
-        });
-      }
+      });
+    } catch (error) {
+      // The commit failed: nothing of this look is on disk, so nothing of it starts.
+      for (const { id } of due) this.failedUntil.set(id, clock.now() + this.maxSleepMs);
+      this.options.log.error('could not record what the scheduler decided; looking again in a minute', {
+        error: (error as Error).message,
+      });
+      return;
     }
+    for (const action of after) action();
   }
 
   /** A cron time or a retry of the task is due. */
@@ -312,26 +333,27 @@ export class Scheduler {
     return this.dueTimes(task, now) !== undefined || (task.retry !== null && task.retry.at <= now);
   }
 
-  private consider(task: ScheduleTask, due: DueTimes | undefined, presence: PresenceState, now: number): void {
+  /**
+   * Decides what to do with a task that is due. Runs inside the look's transaction: it writes,
+   * and leaves what to announce or start to `after`, which runs once the writes are on disk.
+   */
+  private consider(
+    task: ScheduleTask,
+    due: DueTimes | undefined,
+    presence: PresenceState,
+    now: number,
+    after: (() => void)[],
+  ): void {
     const { store } = this.options;
     const definition = task.definition;
     const running = this.runningCount(task.id) > 0;
     if (running && !definition.allow_overlap) {
       // `each` queues behind the run going; otherwise what came due meanwhile is skipped.
       if (due && definition.catch_up !== 'each') {
-        const skipped = store.atomically(() => {
-          const row = this.recordSkip(
-            task,
-            due.times[0] ?? due.latest,
-            due.latest,
-            due.total,
-            'the previous run was still going',
-            now,
-          );
-          store.setCursor(task.id, due.latest);
-          return row;
-        });
-        this.emitRun(task.id, skipped);
+        const first = due.times[0] ?? due.latest;
+        const skipped = this.recordSkip(task, first, due.latest, due.total, 'the previous run was still going', now);
+        store.setCursor(task.id, due.latest);
+        after.push(() => this.emitRun(task.id, skipped));
       }
       return;
     }
@@ -340,8 +362,8 @@ export class Scheduler {
     if (deferral) {
       if (this.deferred.get(task.id) !== deferral) {
         this.deferred.set(task.id, deferral);
-        this.options.events.append('schedule.deferred', { schedule_id: task.id, reason: deferral });
         this.options.log.info('a due task waits', { task: task.name, reason: deferral });
+        after.push(() => this.options.events.append('schedule.deferred', { schedule_id: task.id, reason: deferral }));
       }
       return;
     }
@@ -350,72 +372,67 @@ export class Scheduler {
     const spent = this.spentToday(task, now);
     if (spent >= definition.daily_cost_cap_usd) {
       const reason = `its daily cost cap of $${definition.daily_cost_cap_usd} is reached ($${spent.toFixed(4)} spent today)`;
-      const skipped = store.atomically(() => {
-        let row: ScheduleRunRecord | undefined;
-        if (due) {
-          row = this.recordSkip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
-          store.setCursor(task.id, due.latest);
-        }
-        if (task.retry) store.setRetry(task.id, null);
-        return row;
-      });
-      if (skipped) this.emitRun(task.id, skipped);
+      if (due) {
+        const skipped = this.recordSkip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
+        store.setCursor(task.id, due.latest);
+        after.push(() => this.emitRun(task.id, skipped));
+      }
+      if (task.retry) store.setRetry(task.id, null);
       const key = `${task.id}:${dayIn(now, definition.timezone)}`;
       if (!this.capNotified.has(key)) {
         this.capNotified.add(key);
-        this.announce(`NextAI: "${task.name}" paused for today`, `It will not run again today: ${reason}.`);
+        after.push(() =>
+          this.announce(`NextAI: "${task.name}" paused for today`, `It will not run again today: ${reason}.`),
+        );
       }
       return;
     }
 
     if (due) {
       const plan = planCatchUp(due, definition.catch_up, now, this.graceMs);
-      // One decision, one transaction: the retry a cron time supersedes, the skip, the new cursor
-      // and the run it fires are on disk together — or, if any write fails, none of them.
-      const { skipped, run } = store.atomically(() => {
-        // A cron time supersedes a retry still waiting: the new run is a fresh attempt.
-        if (task.retry) store.setRetry(task.id, null);
-        const skippedRow = plan.skipped
-          ? this.recordSkip(
-              task,
-              plan.skipped.first,
-              plan.skipped.last,
-              plan.skipped.count,
-              'missed while the daemon was not running or the task was held back',
-              now,
-            )
-          : undefined;
-        store.setCursor(task.id, plan.cursor);
-        const fired = plan.fire
-          ? this.recordRun(
-              task,
-              {
-                trigger: plan.fire.late ? 'catch_up' : 'cron',
-                scheduledFor: plan.fire.scheduledFor,
-                attempt: 1,
-                missed: plan.fire.missed,
-              },
-              now,
-            )
-          : undefined;
-        return { skipped: skippedRow, run: fired };
-      });
-      if (skipped) this.emitRun(task.id, skipped);
-      if (run) this.launch(task, run, now);
+      // One decision: the retry a cron time supersedes, the skip, the new cursor and the run it
+      // fires are on disk together — or, if any write fails, none of them.
+      // A cron time supersedes a retry still waiting: the new run is a fresh attempt.
+      if (task.retry) store.setRetry(task.id, null);
+      if (plan.skipped) {
+        const skipped = this.recordSkip(
+          task,
+          plan.skipped.first,
+          plan.skipped.last,
+          plan.skipped.count,
+          'missed while the daemon was not running or the task was held back',
+          now,
+        );
+        after.push(() => this.emitRun(task.id, skipped));
+      }
+      store.setCursor(task.id, plan.cursor);
+      if (plan.fire) {
+        const run = this.recordRun(
+          task,
+          {
+            trigger: plan.fire.late ? 'catch_up' : 'cron',
+            scheduledFor: plan.fire.scheduledFor,
+            attempt: 1,
+            missed: plan.fire.missed,
+          },
+          now,
+        );
+        after.push(() => this.launch(task, run, now));
+      }
       // `each` has more to run: look again once this run ends (the run's end pokes).
       return;
     }
     const retry = task.retry;
     if (retry && retry.at <= now) {
-      const run = store.atomically(() => {
-        store.setRetry(task.id, null);
-        return this.recordRun(
-          task,
-          { trigger: 'retry', scheduledFor: retry.scheduledFor, attempt: retry.attempt, missed: 0 },
-          now,
-        );
-      });
-      this.launch(task, run, now, this.resumeOf(task, retry));
+      // The retry is cleared together with the run it becomes.
+      store.setRetry(task.id, null);
+      const run = this.recordRun(
+        task,
+        { trigger: 'retry', scheduledFor: retry.scheduledFor, attempt: retry.attempt, missed: 0 },
+        now,
+      );
+      const resume = this.resumeOf(task, retry);
+      after.push(() => this.launch(task, run, now, resume));
     }
   }
 
