@@ -84,10 +84,11 @@ type EndOfRun = {
  * the daemon is turned off. Every run, skip and deferral is recorded, announced as an event, and
  * every finished run also as an OS notification.
  *
- * Each decision is one durable transaction (the store's `atomically`): a moved cursor, a cleared
- * retry or a run that ended is on disk together with the history rows that go with it — a crash or
- * a power cut keeps all of it or none, so nothing fires twice and nothing is lost. Events and
- * notifications go out after the commit, and a run starts only once its row is on disk.
+ * Each decision is written whole and durably (the store's `atomically`; the decisions of one look
+ * share one commit, each in a savepoint): a moved cursor, a cleared retry or a run that ended is on
+ * disk together with the history rows that go with it — a crash or a power cut keeps all of it or
+ * none, so nothing fires twice and nothing is lost. Events and notifications go out after the
+ * commit, and a run starts only once its row is on disk.
  */
 export class Scheduler {
   private readonly active = new Map<string, Active>();
