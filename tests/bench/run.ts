@@ -18,7 +18,7 @@ import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
 import { benchSchedule } from './schedule.js';
-import { benchDecision, benchEmergencyStop } from './safety.js';
+import { benchAudit, benchDecision, benchEmergencyStop } from './safety.js';
 import { formatRow, summarize } from './stats.js';
 
 const PERSISTENT_REQUESTS = 1000;
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     const safety = [
       'Safety (issue #3), in-process with the real daemon parts:',
       ...(await benchDecision()),
+      ...(await benchAudit()),
       ...(await benchEmergencyStop()),
       '',
     ];

@@ -417,15 +417,11 @@ describe('audit log verification at scale', () => {
     }
   });
 
-  it('verifies 10 000 rows quickly', async () => {
+  // How fast this goes is measured by `npm run bench -- safety` (goal: 10 000 rows in ≤ 3 s).
+  it('verifies 10 000 rows', async () => {
     const { db, audit } = await bigLog(10_000);
     try {
-      const started = performance.now();
-      const result = audit.verify();
-      const elapsed = performance.now() - started;
-      console.info(`audit verify: ${elapsed.toFixed(1)} ms for 10 000 rows`);
-      expect(result).toMatchObject({ ok: true, rows: 10_000 });
-      expect(elapsed).toBeLessThan(3_000);
+      expect(audit.verify()).toMatchObject({ ok: true, rows: 10_000 });
     } finally {
       db.close();
     }
