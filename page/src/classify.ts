@@ -3,10 +3,16 @@
  * credential or payment forms, sending messages, downloading files, typing passwords or card
  * numbers, uploading local files. The policy in the daemon makes the decision; this only says
  * what the target is, from what the page itself shows.
+ *
+ * It judges what the action will do, not the words of the request: the key as the action parses
+ * it ("Return" is Enter), the element that receives the key, and the control a click activates
+ * (activation.ts, shared with the code that acts).
  */
 import type { InteractAction, SensitiveTarget } from '@nextai/shared/browser';
 
+import { activatedBy, isButtonLike, keyEffect } from './activation.js';
 import { collapse, isInput, tag } from './dom.js';
+import { parseKey } from './events.js';
 import { accessibleName, roleOf } from './roles.js';
 
 const PAYMENT_WORDS =
@@ -46,74 +52,118 @@ function isMessageForm(form: HTMLFormElement | null): boolean {
   return hasBody && hasRecipient;
 }
 
-/** The form a click or Enter on this element would submit, if any. */
-function submittedForm(element: Element, action: InteractAction, value: string | undefined): HTMLFormElement | null {
-  const control = element as HTMLButtonElement;
-  if (action === 'click') {
-    const name = tag(element);
-    const submits =
-      (name === 'button' && (control.type === 'submit' || control.getAttribute('type') === null)) ||
-      (name === 'input' && ['submit', 'image'].includes((element as HTMLInputElement).type));
-    return submits ? control.form : null;
-  }
-  if (action === 'press' && /(^|\+)enter$/i.test(value ?? '')) {
-    if (tag(element) === 'textarea') return null;
-    return (element as HTMLInputElement).form ?? null;
-  }
-  return null;
+/** The form a click on this control submits, if any. */
+function submittedBy(control: Element): HTMLFormElement | null {
+  const name = tag(control);
+  const submits =
+    (name === 'button' && (control as HTMLButtonElement).type === 'submit') ||
+    (name === 'input' && ['submit', 'image'].includes((control as HTMLInputElement).type));
+  return submits ? (control as HTMLButtonElement).form : null;
 }
 
-/** What the action on `element` would do that needs a person, or undefined. */
+/** Submitting `form`, through the control named `name` (a button's words count too). */
+function classifySubmit(form: HTMLFormElement, name: string): SensitiveTarget | undefined {
+  const fields = fieldsOf(form);
+  if (fields.some(isPasswordField)) {
+    return {
+      kind: 'credential_submit',
+      reason: 'submits a form with a password field (signs in or sends credentials)',
+    };
+  }
+  if (fields.some(isCardField) || PAYMENT_WORDS.test(name)) {
+    return { kind: 'payment_submit', reason: `submits a payment form ("${name || 'submit'}")` };
+  }
+  if (isMessageForm(form) || SEND_WORDS.test(name)) {
+    return { kind: 'send_message', reason: `sends a message ("${name || 'submit'}")` };
+  }
+  return undefined;
+}
+
+function nameOf(element: Element): string {
+  return collapse(accessibleName(element, roleOf(element)));
+}
+
+/** What activating one control does: submit its form, download, or press a Pay/Send-like button. */
+function classifyActivation(control: Element): SensitiveTarget | undefined {
+  const name = nameOf(control);
+  const form = submittedBy(control);
+  if (form) return classifySubmit(form, name);
+  if (tag(control) === 'a' || tag(control) === 'area') {
+    const anchor = control as HTMLAnchorElement;
+    if (anchor.hasAttribute('download') || RISKY_DOWNLOAD.test(anchor.pathname ?? '')) {
+      return {
+        kind: 'download',
+        reason: `downloads a file (${anchor.download || anchor.pathname.split('/').pop()})`,
+      };
+    }
+  }
+  if (PAYMENT_WORDS.test(name) && isButtonLike(control)) {
+    return { kind: 'payment_submit', reason: `presses "${name}", which looks like a payment` };
+  }
+  if (SEND_WORDS.test(name) && isButtonLike(control) && /^(send|post|reply|发送|发布|回复)\b/i.test(name)) {
+    return { kind: 'send_message', reason: `presses "${name}", which looks like sending a message` };
+  }
+  return undefined;
+}
+
+/** A click on `element`: whatever it, the button-like elements around it and the control it activates do. */
+function classifyClick(element: Element): SensitiveTarget | undefined {
+  for (const control of activatedBy(element)) {
+    const found = classifyActivation(control);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function classifyEntry(element: Element): SensitiveTarget | undefined {
+  if (isPasswordField(element)) return { kind: 'credential_entry', reason: 'types into a password field' };
+  if (isCardField(element)) return { kind: 'payment_entry', reason: 'types into a payment card field' };
+  return undefined;
+}
+
+/**
+ * What the action on `element` would do that needs a person, or undefined. For `press`, `element`
+ * is the element that receives the key (the focused one), not merely the one the call named.
+ */
 export function classifyTarget(
   element: Element,
   action: InteractAction,
   value: string | undefined,
 ): SensitiveTarget | undefined {
-  if (action === 'upload') {
-    return { kind: 'file_upload', reason: 'sends a file from this computer to the site' };
-  }
-  if (action === 'fill' || action === 'press') {
-    if (isPasswordField(element)) return { kind: 'credential_entry', reason: 'types into a password field' };
-    if (isCardField(element)) return { kind: 'payment_entry', reason: 'types into a payment card field' };
-  }
-  const name = collapse(accessibleName(element, roleOf(element)));
-  const form = submittedForm(element, action, value);
-  if (form) {
-    const fields = fieldsOf(form);
-    if (fields.some(isPasswordField)) {
-      return {
-        kind: 'credential_submit',
-        reason: 'submits a form with a password field (signs in or sends credentials)',
-      };
-    }
-    if (fields.some(isCardField) || PAYMENT_WORDS.test(name)) {
-      return { kind: 'payment_submit', reason: `submits a payment form ("${name || 'submit'}")` };
-    }
-    if (isMessageForm(form) || SEND_WORDS.test(name)) {
-      return { kind: 'send_message', reason: `sends a message ("${name || 'submit'}")` };
-    }
-  }
-  if (action === 'click' || (action === 'press' && /(^|\+)(enter| )$/i.test(value ?? ''))) {
-    if (tag(element) === 'a' || tag(element) === 'area') {
-      const anchor = element as HTMLAnchorElement;
-      if (anchor.hasAttribute('download') || RISKY_DOWNLOAD.test(anchor.pathname ?? '')) {
-        return {
-          kind: 'download',
-          reason: `downloads a file (${anchor.download || anchor.pathname.split('/').pop()})`,
-        };
+  switch (action) {
+    case 'upload':
+      return { kind: 'file_upload', reason: 'sends a file from this computer to the site' };
+    case 'click':
+    case 'check':
+    case 'uncheck':
+      // Checking clicks the box (or its label), which is a click like any other.
+      return classifyClick(element);
+    case 'fill':
+      if (isInput(element) && (element.type === 'checkbox' || element.type === 'radio')) return classifyClick(element);
+      return classifyEntry(element);
+    case 'press': {
+      const spec = parseKey(value ?? '');
+      if (!spec) return undefined; // not a key: the action refuses it
+      const effect = keyEffect(element, spec);
+      // What the key sets off comes first: Enter in a password field submits the sign-in, which
+      // is more than typing into it.
+      if (effect.kind === 'submit') {
+        const submitted = effect.submitter
+          ? classifyClick(effect.submitter)
+          : classifySubmit(effect.form, nameOf(effect.form));
+        if (submitted) return submitted;
       }
+      if (effect.kind === 'click') {
+        const clicked = classifyClick(effect.element);
+        if (clicked) return clicked;
+      }
+      return classifyEntry(element);
     }
-    if (!form && PAYMENT_WORDS.test(name) && isButtonLike(element)) {
-      return { kind: 'payment_submit', reason: `presses "${name}", which looks like a payment` };
-    }
-    if (!form && SEND_WORDS.test(name) && isButtonLike(element) && /^(send|post|reply|发送|发布|回复)\b/i.test(name)) {
-      return { kind: 'send_message', reason: `presses "${name}", which looks like sending a message` };
-    }
+    case 'select':
+      // The same as filling a <select>.
+      return classifyEntry(element);
+    case 'hover':
+    case 'scroll':
+      return undefined;
   }
-  return undefined;
-}
-
-function isButtonLike(element: Element): boolean {
-  const role = roleOf(element);
-  return role === 'button' || role === 'link' || role === 'menuitem';
 }

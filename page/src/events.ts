@@ -57,7 +57,7 @@ const FOCUSABLE =
   'a[href],area[href],button,input:not([type=hidden]),select,textarea,summary,iframe,[tabindex],[contenteditable]:not([contenteditable="false"])';
 
 /** What a real mousedown focuses: the element or its nearest focusable ancestor. */
-function focusTargetOf(element: Element): HTMLElement | undefined {
+export function focusTargetOf(element: Element): HTMLElement | undefined {
   const found = element.closest(FOCUSABLE) as HTMLElement | null;
   if (!found || (found as HTMLButtonElement).disabled) return undefined;
   return found;

@@ -7,7 +7,19 @@ import type { ActValue, InspectValue, InteractAction, PageRequest, UploadFile } 
 
 import { classifyTarget } from './classify.js';
 import { describe, interactiveRole } from './describe.js';
-import { changeEvent, click, hover, inputEvent, keyEvent, parseKey, tabbables, type Point } from './events.js';
+import { isTextField, keyEffect } from './activation.js';
+import {
+  changeEvent,
+  click,
+  focusTargetOf,
+  hover,
+  inputEvent,
+  keyEvent,
+  parseKey,
+  tabbables,
+  type KeySpec,
+  type Point,
+} from './events.js';
 import {
   collapse,
   composedContains,
@@ -54,14 +66,26 @@ function targetOf(state: PageState, document: Document, request: ActRequest | In
 }
 
 export function inspect(state: PageState, document: Document, request: InspectRequest): InspectValue {
-  const element = targetOf(state, document, request) ?? (document.activeElement as Element | null) ?? document.body;
+  const target = targetOf(state, document, request);
+  // Nothing moves here: for a key, this is where act() will send it (act checks that it does).
+  const element =
+    request.action === 'press' ? keyReceiver(document, target, false, state) : (target ?? focused(document));
   const sensitive = classifyTarget(element, request.action, request.value);
   return { target: label(element, state), ...(sensitive ? { sensitive } : {}) };
 }
 
 export async function act(state: PageState, document: Document, request: ActRequest): Promise<ActValue> {
   const target = targetOf(state, document, request);
-  const element = target ?? (document.activeElement as Element | null) ?? document.body;
+  if (request.action === 'press' && !parseKey(request.value ?? '')) {
+    throw new PageFailure(
+      'INVALID_INPUT',
+      `"${request.value ?? ''}" is not a key. Examples: Enter, Tab, Escape, ArrowDown, Control+a, a.`,
+    );
+  }
+  // A key goes to whatever has the focus: focus the target first, then judge the element that
+  // actually gets the key (a page can keep the focus in its password field).
+  const element =
+    request.action === 'press' ? keyReceiver(document, target, true, state) : (target ?? focused(document));
   const sensitive = classifyTarget(element, request.action, request.value);
   if (sensitive && !request.allow_sensitive.includes(sensitive.kind)) {
     // The daemon's policy decided before this call reached the page; a target that turned out
@@ -88,12 +112,45 @@ export async function act(state: PageState, document: Document, request: ActRequ
     case 'uncheck':
       return done(setChecked(element, request.action === 'check', state));
     case 'press':
-      return done(press(element, request.value ?? '', state));
+      return done(press(element, parseKey(request.value ?? '')!, request.value ?? '', state));
     case 'scroll':
       return done(scroll(document, target, request.value));
     case 'upload':
       return done(upload(element, request.file, state));
   }
+}
+
+/** The focused element, inside open shadow roots too (a document only names their host). */
+function focused(document: Document): Element {
+  let active = document.activeElement ?? document.body ?? document.documentElement;
+  while (active.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active;
+}
+
+/**
+ * The element a key pressed "on" `target` goes to: the target, or its nearest focusable ancestor,
+ * once focused as a person's click would focus it; the focused element when the call names none
+ * (or the page itself), and when the target can take no focus (as a person's key would).
+ * With `move` false nothing is focused: it says where the key would go. When the focus does not
+ * land where it should — the target is not displayed, or the page moved the focus elsewhere — the
+ * key is refused rather than sent to an element nobody looked at.
+ */
+function keyReceiver(document: Document, target: Element | undefined, move: boolean, state: PageState): Element {
+  if (!target || target === target.ownerDocument.body || target === target.ownerDocument.documentElement) {
+    return focused(target?.ownerDocument ?? document);
+  }
+  const focusable = focusTargetOf(target);
+  if (!focusable) return focused(target.ownerDocument);
+  if (!move) return focusable;
+  if (focused(target.ownerDocument) !== focusable) focusable.focus({ preventScroll: true });
+  const receiver = focused(target.ownerDocument);
+  if (receiver !== focusable) {
+    throw new PageFailure(
+      'NOT_ACTIONABLE',
+      `${label(focusable, state)} did not take the keyboard focus (${label(receiver, state)} has it), so the key would go there instead. Take a browser_snapshot; click the element first, or press the key in the element that has the focus.`,
+    );
+  }
+  return receiver;
 }
 
 /** Where a person would point: the centre, once scrolled into view; refuses hidden or covered targets. */
@@ -174,7 +231,8 @@ function fill(element: Element, value: string, state: PageState): string {
   }
   if (isDisabled(element)) throw new PageFailure('NOT_ACTIONABLE', `${label(element, state)} is disabled.`);
   const editable = (element as HTMLElement).isContentEditable;
-  if (!isInput(element) && !isTextArea(element) && !editable) {
+  // Not a submit or image button either: filling one would click it (to focus it) and submit its form.
+  if (!isTextField(element) && !editable) {
     throw new PageFailure('NOT_ACTIONABLE', `${label(element, state)} is not a field that takes text.`);
   }
   const field = element as HTMLInputElement;
@@ -287,16 +345,8 @@ function setChecked(element: Element, wanted: boolean, state: PageState): string
   return `${wanted ? 'Checked' : 'Unchecked'} ${label(element, state)}.`;
 }
 
-function press(target: Element, keys: string, state: PageState): string {
-  const spec = parseKey(keys);
-  if (!spec)
-    throw new PageFailure(
-      'INVALID_INPUT',
-      `"${keys}" is not a key. Examples: Enter, Tab, Escape, ArrowDown, Control+a, a.`,
-    );
-  const document = target.ownerDocument;
-  if (target !== document.activeElement && target !== document.body) (target as HTMLElement).focus?.();
-  const element = (document.activeElement as Element | null) ?? target;
+/** The key's events and default action in `element`, the element that has the focus (keyReceiver). */
+function press(element: Element, spec: KeySpec, keys: string, state: PageState): string {
   const described = label(element, state);
   const notCancelled = keyEvent(element, 'keydown', spec);
   const printable = [...spec.key].length === 1 && !spec.ctrlKey && !spec.metaKey && !spec.altKey;
@@ -308,49 +358,28 @@ function press(target: Element, keys: string, state: PageState): string {
 }
 
 /** The default actions of the keys people use to move through pages. */
-function keyDefault(
-  element: Element,
-  spec: ReturnType<typeof parseKey> & object,
-  printable: boolean,
-  state: PageState,
-): string {
+function keyDefault(element: Element, spec: KeySpec, printable: boolean, state: PageState): string {
   const document = element.ownerDocument;
   const field = element as HTMLInputElement;
-  const textField =
-    (isInput(element) && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image'].includes(field.type)) ||
-    isTextArea(element);
+  const textField = isTextField(element);
+  // Enter and Space do what keyEffect says — the same function the sensitive-action check reads.
+  const effect = keyEffect(element, spec);
+  if (effect.kind === 'submit') {
+    if (effect.submitter) {
+      clickElement(effect.submitter, state);
+      return `That submitted the form (through ${label(effect.submitter, state)}).`;
+    }
+    effect.form.requestSubmit();
+    return 'That submitted the form.';
+  }
+  if (effect.kind === 'click') {
+    clickElement(effect.element, state);
+    return 'That activated it.';
+  }
   if (spec.key === 'Enter') {
-    if (isTextArea(element)) return typeText(element, '\n');
-    if (isInput(element) && field.form && textField) {
-      const form = field.form;
-      const submitter = Array.from(form.elements).find(
-        (candidate) =>
-          (tag(candidate) === 'button' && (candidate as HTMLButtonElement).type === 'submit') ||
-          (isInput(candidate) && ['submit', 'image'].includes(candidate.type)),
-      );
-      if (submitter) {
-        clickElement(submitter, state);
-        return `That submitted the form (through ${label(submitter, state)}).`;
-      }
-      form.requestSubmit();
-      return 'That submitted the form.';
-    }
-    if (
-      tag(element) === 'a' ||
-      tag(element) === 'button' ||
-      roleOf(element) === 'button' ||
-      roleOf(element) === 'link'
-    ) {
-      clickElement(element, state);
-      return 'That activated it.';
-    }
-    return '';
+    return isTextArea(element) ? typeText(element, '\n') : '';
   }
   if (spec.key === ' ' && !textField) {
-    if (['button', 'checkbox', 'radio', 'switch'].includes(roleOf(element) ?? '')) {
-      clickElement(element, state);
-      return 'That activated it.';
-    }
     const view = windowOf(element);
     view.scrollBy(0, view.innerHeight * 0.8);
     return '';

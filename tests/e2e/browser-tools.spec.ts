@@ -68,6 +68,10 @@ test('signing in on a page that asks for it waits for the person; denied, nothin
   await BROWSER_TASKS.credentialFormNeedsApproval(call, site, home.env);
 });
 
+test('the same sign-in by a key alias, Space, a key the password field keeps, a click on its text or label: each waits for the person', async () => {
+  await BROWSER_TASKS.credentialBypassesNeedApproval(call, site, home.env);
+});
+
 test('tabs: the agent lists every tab but acts only in its own; restricted pages are refused clearly', async () => {
   const page = await browser!.context.newPage();
   await page.goto(site.url('landing.html'));

@@ -61,6 +61,8 @@ describe('browser tools without a connected browser (headless Chromium from the 
   it('a blocked domain: typed, redirected to, clicked', () => BROWSER_TASKS.blockedDomains(call, site));
   it('stale refs, ambiguous and missing targets', () => BROWSER_TASKS.badInput(call, site));
   it('a credential form waits for the person', () => BROWSER_TASKS.credentialFormNeedsApproval(call, site, home.env));
+  it('the same sign-in by key aliases, focus, the button’s text or a label waits for the person', () =>
+    BROWSER_TASKS.credentialBypassesNeedApproval(call, site, home.env));
 
   it('refs survive a single-page app changing route (history.pushState, #hash)', async () => {
     const opened = await call('browser_navigate', { url: site.url('spa.html') });

@@ -1,7 +1,15 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import type { ExtractValue, PageReply, PageRequest, SnapshotValue } from '@nextai/shared';
+import type {
+  ExtractValue,
+  InspectValue,
+  InteractAction,
+  PageReply,
+  PageRequest,
+  SnapshotValue,
+  TargetSpec,
+} from '@nextai/shared';
 
 import { pageAgentBundle } from '../../native-host/src/browser/headless/page-bundle.js';
 import { PageWorld } from '../../native-host/src/browser/headless/page-world.js';
@@ -109,6 +117,85 @@ describe('the page agent', () => {
     const done = await ask({ op: 'act', action: 'click', selector: 'Sign in', allow_sensitive: ['credential_submit'] });
     expect(done.ok).toBe(true);
     expect(await page.title()).toBe('sent');
+  });
+
+  describe('judges what an action will do, not the words it was asked with', () => {
+    // A sign-in form a page wants submitted without the person: every way of getting there that
+    // does not name the submit button is still a credential submission.
+    beforeEach(async () => {
+      await page.setContent(`
+        <form onsubmit="event.preventDefault(); document.title = 'sent'">
+          <input name="user" aria-label="Username">
+          <input type="password" name="pw" aria-label="Password">
+          <button id="go" type="submit"><span id="go-text">Continue</span></button>
+          <input id="go-input" type="submit" value="Sign in">
+          <button id="remember" role="switch" aria-checked="false" onclick="this.setAttribute('aria-checked', 'true')">
+            Remember me
+          </button>
+        </form>
+        <div role="button" onclick="document.title = 'paid'"><span id="pay-text">Pay now</span></div>
+        <label for="go" id="go-label">Finish signing in</label>
+        <div id="plain">Next step</div>
+        <input id="decoy" aria-label="Search" onfocus="document.querySelector('[name=pw]').focus()">`);
+      await snapshot();
+    });
+
+    const bypasses: [string, TargetSpec & { action: InteractAction; value?: string }][] = [
+      ['"Return" (Enter) in a field of the form', { action: 'press', selector: 'Username', value: 'Return' }],
+      ['"Space" on the submit button', { action: 'press', selector: '#go', value: 'Space' }],
+      ['Shift+Return on the submit button', { action: 'press', selector: '#go', value: 'Shift+Return' }],
+      [
+        'Enter on an element that takes no focus, while the password field has it',
+        { action: 'press', selector: '#plain', value: 'Enter' },
+      ],
+      ['a click on the text inside the submit button', { action: 'click', selector: '#go-text' }],
+      ['a click on a label of the submit button', { action: 'click', selector: '#go-label' }],
+      ['"check" on a submit button drawn as a switch', { action: 'check', selector: '#remember' }],
+    ];
+    for (const [name, request] of bypasses) {
+      it(`${name} is a credential submission`, async () => {
+        await page.focus('[name=pw]');
+        const inspected = await ask<InspectValue>({ op: 'inspect', ...request });
+        expect(inspected).toMatchObject({ ok: true, value: { sensitive: { kind: 'credential_submit' } } });
+        const refused = await ask({ op: 'act', allow_sensitive: [], ...request });
+        expect(refused).toMatchObject({ ok: false, error: { code: 'TARGET_CHANGED' } });
+        expect(await page.title()).toBe('');
+        const approved = await ask({ op: 'act', allow_sensitive: ['credential_submit'], ...request });
+        expect(approved.ok, JSON.stringify(approved)).toBe(true);
+        expect(await page.title()).toBe('sent');
+      });
+    }
+
+    it('a click on the text inside a custom "Pay now" button is a payment', async () => {
+      const inspected = await ask<InspectValue>({ op: 'inspect', action: 'click', selector: '#pay-text' });
+      expect(inspected).toMatchObject({ ok: true, value: { sensitive: { kind: 'payment_submit' } } });
+      const refused = await ask({ op: 'act', action: 'click', selector: '#pay-text', allow_sensitive: [] });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'TARGET_CHANGED' } });
+      expect(await page.title()).toBe('');
+    });
+
+    it('Enter in the password field submits it: that is what is asked for, not just typing', async () => {
+      const request = { action: 'press', selector: 'Password', value: 'Enter' } as const;
+      const inspected = await ask<InspectValue>({ op: 'inspect', ...request });
+      expect(inspected).toMatchObject({ ok: true, value: { sensitive: { kind: 'credential_submit' } } });
+      const typing = await ask({ op: 'act', allow_sensitive: ['credential_entry'], ...request });
+      expect(typing).toMatchObject({ ok: false, error: { code: 'TARGET_CHANGED' } });
+      expect(await page.title()).toBe('');
+    });
+
+    it('a key the page moves elsewhere is refused, not sent to the element that took the focus', async () => {
+      const request = { action: 'press', selector: 'Search', value: 'Enter' } as const;
+      const refused = await ask({ op: 'act', allow_sensitive: [], ...request });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_ACTIONABLE' } });
+      expect((refused as { error: { message: string } }).error.message).toContain('textbox "Password"');
+      expect(await page.title()).toBe('');
+    });
+
+    it('fill does not click a submit input (to focus it) and so submit the form', async () => {
+      const refused = await ask({ op: 'act', action: 'fill', selector: '#go-input', value: 'x', allow_sensitive: [] });
+      expect(refused).toMatchObject({ ok: false, error: { code: 'NOT_ACTIONABLE' } });
+      expect(await page.title()).toBe('');
+    });
   });
 
   it('fills a contenteditable editor with the editing command a person’s typing uses', async () => {

@@ -195,24 +195,51 @@ export const BROWSER_TASKS = {
     output(await call('browser_navigate', { url: site.url('attack-login.html') }));
     const page = await snapshot(call);
     output(await call('browser_interact', { action: 'fill', ref: refOf(page, 'textbox', 'Username'), value: 'ada' }));
-    const submit = startCli(
-      ['tool', 'browser_interact', JSON.stringify({ action: 'click', selector: 'Sign in' }), '--json'],
-      env,
-    );
-    let pending: { id: string; layer: string; reason: string }[] = [];
-    for (let tries = 0; tries < 200 && pending.length === 0; tries += 1) {
-      const listed = await runCli(['approvals', 'list', '--json'], env);
-      pending = JSON.parse(listed.stdout) as typeof pending;
-      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    assert.equal(pending.length, 1, 'the click waits for the person');
-    assert.equal(pending[0]?.layer, 'web_content');
-    assert.match(pending[0]?.reason ?? '', /password field/);
-    assert.equal(site.submissions('login').length, 0);
-    assert.equal((await runCli(['approvals', 'deny', pending[0]!.id, '--message', 'no'], env)).code, 0);
-    await submit.exited;
-    const answer = JSON.parse(submit.output().stdout) as ToolCallResult;
-    assert.equal(answer.error?.code, 'APPROVAL_DENIED');
+    await deniedAfterAsking(env, { action: 'click', selector: 'Sign in' }, /password field/);
     assert.equal(site.submissions('login').length, 0);
   },
+
+  /**
+   * The same sign-in reached without naming its submit button — a key alias, Space on the button,
+   * a key "on" something that leaves the focus in the password field, a click on the button's text
+   * or on a label for it: each is asked for, and denied, nothing is sent.
+   */
+  async credentialBypassesNeedApproval(call: CallTool, site: FixtureSite, env: NodeJS.ProcessEnv): Promise<void> {
+    output(await call('browser_navigate', { url: site.url('attack-keys.html') }));
+    await snapshot(call);
+    const bypasses = [
+      { action: 'press', selector: 'Username', value: 'Return' },
+      { action: 'press', selector: '#continue', value: 'Space' },
+      { action: 'press', selector: '#next-step', value: 'Enter' },
+      { action: 'click', selector: '#continue-text' },
+      { action: 'click', selector: '#finish' },
+    ];
+    for (const input of bypasses) {
+      await deniedAfterAsking(env, input, /password field/);
+      assert.equal(site.submissions('login-keys').length, 0, `${JSON.stringify(input)} sent the form`);
+    }
+  },
 };
+
+/** Calls browser_interact; the call must wait for the person (layer web_content, `reason`), who denies it. */
+async function deniedAfterAsking(env: NodeJS.ProcessEnv, input: object, reason: RegExp): Promise<void> {
+  const asked = startCli(['tool', 'browser_interact', JSON.stringify(input), '--json'], env);
+  let pending: { id: string; layer: string; reason: string }[] = [];
+  for (let tries = 0; tries < 200 && pending.length === 0; tries += 1) {
+    const listed = await runCli(['approvals', 'list', '--json'], env);
+    pending = JSON.parse(listed.stdout) as typeof pending;
+    if (pending.length === 0) {
+      // A call that ran without asking is done: say what it did instead of waiting on.
+      if (asked.child.exitCode !== null)
+        assert.fail(`${JSON.stringify(input)} ran without asking: ${asked.output().stdout}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  assert.equal(pending.length, 1, `${JSON.stringify(input)} waits for the person`);
+  assert.equal(pending[0]?.layer, 'web_content');
+  assert.match(pending[0]?.reason ?? '', reason);
+  assert.equal((await runCli(['approvals', 'deny', pending[0]!.id, '--message', 'no'], env)).code, 0);
+  await asked.exited;
+  const answer = JSON.parse(asked.output().stdout) as ToolCallResult;
+  assert.equal(answer.error?.code, 'APPROVAL_DENIED');
+}
