@@ -7,6 +7,7 @@ import { showBadge } from '../lib/badge.js';
 import { detectBrowser } from '../lib/browser-family.js';
 import { implementedBrowserTools, runBrowserTool } from '../lib/browser-tools.js';
 import { callPage } from '../lib/browser/page-channel.js';
+import { agentTabs } from '../lib/browser/agent-tabs.js';
 import { startBrowserTools } from '../lib/browser/tab-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
 import { startBackgroundFeatures } from '../lib/background/features.js';
@@ -80,7 +81,19 @@ export default defineBackground({
         }
         connection
           .request(message.method, message.params as never, { timeoutMs: 120_000 })
-          .then((result) => post(port, { type: 'response', id: message.id, outcome: { ok: true, result } }))
+          .then(async (result) => {
+            // The run started from a right-click draft takes the tab the draft was made on before
+            // anyone hears of the run (its first browser call comes after this answer).
+            if (message.method === 'runs.start' && message.draft_id) {
+              const runId = (result as { run?: { id?: unknown } }).run?.id;
+              if (typeof runId === 'string') {
+                await agentTabs()
+                  .claim(message.draft_id, runId)
+                  .catch((error: unknown) => console.warn('NextAI: could not give the tab to the run.', error));
+              }
+            }
+            post(port, { type: 'response', id: message.id, outcome: { ok: true, result } });
+          })
           .catch((error: { code?: string; message?: string; translations?: MessageTranslations }) =>
             post(port, {
               type: 'response',

@@ -82,17 +82,30 @@ export class PanelClient {
   call<M extends PanelMethod>(
     method: M,
     params: MethodParams<typeof DAEMON_METHODS, M>,
+    options: { draftId?: string | undefined } = {},
   ): Promise<MethodResult<typeof DAEMON_METHODS, M>> {
-    return this.request(method, params as Record<string, unknown>) as Promise<MethodResult<typeof DAEMON_METHODS, M>>;
+    return this.request(method, params as Record<string, unknown>, options) as Promise<
+      MethodResult<typeof DAEMON_METHODS, M>
+    >;
   }
 
-  request(method: PanelMethod, params: Record<string, unknown> = {}): Promise<unknown> {
+  request(
+    method: PanelMethod,
+    params: Record<string, unknown> = {},
+    options: { draftId?: string | undefined } = {},
+  ): Promise<unknown> {
     const port = this.port;
     if (!port) return Promise.reject(new AppError('DISCONNECTED', 'Not connected to the extension background.'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      const message: PanelToBackground = { type: 'request', id, method, params };
+      const message: PanelToBackground = {
+        type: 'request',
+        id,
+        method,
+        params,
+        ...(options.draftId ? { draft_id: options.draftId } : {}),
+      };
       port.postMessage(message);
     });
   }

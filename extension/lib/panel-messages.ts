@@ -62,6 +62,11 @@ export const panelToBackgroundSchema = z.discriminatedUnion('type', [
     id: z.number().int(),
     method: z.enum(PANEL_METHODS),
     params: z.record(z.string(), z.unknown()),
+    /**
+     * `runs.start` of a run prepared by the right-click menu: the run gets the tab that draft was
+     * made on (and no other run does).
+     */
+    draft_id: z.string().optional(),
   }),
   z.object({ type: z.literal('reconnect') }),
   /** The panel took the draft (it is in the composer): the background forgets it. */

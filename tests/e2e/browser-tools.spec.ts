@@ -1,9 +1,9 @@
 import { expect, test } from '@playwright/test';
 
-import { BROWSER_TASKS, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
+import { BROWSER_TASKS, callAsking, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, type ExtensionBrowser } from '../support/chromium.js';
-import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { BLOCKED_HOST, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
@@ -113,14 +113,20 @@ function rightClickPage(b: ExtensionBrowser, tab: { tab_id: number; url: string 
   );
 }
 
-test('a right-click gives the agent that tab; a tab the person closes and a browser page are clear errors', async () => {
+test('a right-click gift waits for the run started from it: other callers must attach, which asks; a closed tab and a browser page are clear errors', async () => {
   const page = await browser!.context.newPage();
   await page.goto(site.url('table.html'));
   const tabs = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
   const mine = tabs.find((tab) => tab.url.endsWith('/table.html'))!;
   expect((await call('browser_snapshot', { tab_id: mine.tab_id })).error?.code).toBe('TAB_NOT_GIVEN');
   await rightClickPage(browser!, mine);
-  await expect.poll(async () => (await call('browser_snapshot', {})).output?.tab_id).toBe(mine.tab_id);
+  // The right-click prepared a run; the CLI (or a schedule, or another run) is not that run.
+  expect((await call('browser_snapshot', {})).error?.code).toBe('NOT_FOUND');
+  expect((await call('browser_snapshot', { tab_id: mine.tab_id })).error?.code).toBe('TAB_NOT_GIVEN');
+  const attached = await callAsking(home.env, 'browser_tabs', { action: 'attach', tab_id: mine.tab_id }, 'approve', {
+    layer: 'tab_access',
+  });
+  expect(attached.output?.tab_id).toBe(mine.tab_id);
   expect(String((await call('browser_snapshot', {})).output?.snapshot)).toContain('table "People"');
 
   // The person closes the tab the agent was working in.
@@ -134,10 +140,66 @@ test('a right-click gives the agent that tab; a tab the person closes and a brow
   await settings.goto('chrome://version');
   const all = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
   const version = all.find((tab) => tab.url.startsWith('chrome://version'))!;
-  await rightClickPage(browser!, version);
+  await callAsking(home.env, 'browser_tabs', { action: 'attach', tab_id: version.tab_id }, 'approve', {
+    layer: 'tab_access',
+  });
   const restricted = await call('browser_snapshot', { tab_id: version.tab_id });
   expect(restricted.error?.code).toBe('RESTRICTED_PAGE');
   expect(restricted.error?.message).toContain('browser page');
+});
+
+test('a link or pop-up to a blocked site in a new tab: the tab is the agent’s, and closed', async () => {
+  expect((await call('browser_navigate', { url: site.url('attack-newtab.html') })).ok).toBe(true);
+  await call('browser_snapshot', {});
+  const tabsNow = async () =>
+    (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string; agent: boolean }[];
+  expect((await call('browser_interact', { action: 'click', selector: 'Blocked partner in a new tab' })).ok).toBe(true);
+  expect((await call('browser_interact', { action: 'click', selector: 'Blocked partner in a pop-up' })).ok).toBe(true);
+  // An allowed page in a new tab stays open, as the agent's: its navigations follow the rules.
+  expect((await call('browser_interact', { action: 'click', selector: 'Price table in a new tab' })).ok).toBe(true);
+  await expect
+    .poll(async () => (await tabsNow()).filter((tab) => tab.url.endsWith('/table.html')))
+    .toEqual([expect.objectContaining({ agent: true })]);
+  await expect.poll(async () => (await tabsNow()).filter((tab) => tab.url.includes(BLOCKED_HOST))).toEqual([]);
+  const spawned = (await tabsNow()).find((tab) => tab.url.endsWith('/table.html'))!;
+  const onward = await call('browser_navigate', {
+    tab_id: spawned.tab_id,
+    url: `http://${BLOCKED_HOST}:${site.port}/form.html`,
+  });
+  expect(onward.error?.code).toBe('POLICY_BLOCKED');
+  expect(site.blockedHits().filter((hit) => hit.path === '/form.html')).toEqual([]);
+});
+
+test('a tab that already shows a blocked site when it is given is refused', async () => {
+  // The person opened the blocked site themselves; the browser's rules never saw a request of the agent's.
+  const page = await browser!.context.newPage();
+  await page.goto(`http://${BLOCKED_HOST}:${site.port}/landing.html`);
+  const tabs = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  const given = tabs.find((tab) => tab.url.includes(BLOCKED_HOST))!;
+  await callAsking(home.env, 'browser_tabs', { action: 'attach', tab_id: given.tab_id }, 'approve', {
+    layer: 'tab_access',
+  });
+  for (const [tool, input] of [
+    ['browser_snapshot', {}],
+    ['browser_extract', { type: 'text' }],
+    ['browser_extract', { type: 'screenshot' }],
+    ['browser_interact', { action: 'scroll', value: 'down' }],
+  ] as const) {
+    const refused = await call(tool, input);
+    expect(refused.error?.code, `${tool} ${JSON.stringify(input)}`).toBe('POLICY_BLOCKED');
+  }
+});
+
+test('a ref from before browser_navigate is stale on the new page, not another element there', async () => {
+  expect((await call('browser_navigate', { url: site.url('modal.html') })).ok).toBe(true);
+  const before = String((await call('browser_snapshot', {})).output?.snapshot);
+  const ref = /\[(e1)\]/.exec(before)?.[1];
+  expect(ref, before).toBe('e1');
+  expect((await call('browser_navigate', { url: site.url('table.html') })).ok).toBe(true);
+  // An action by selector on the new page hands out refs there too, from e1 again.
+  expect((await call('browser_interact', { action: 'click', selector: 'Name' })).ok).toBe(true);
+  const stale = await call('browser_interact', { action: 'click', ref });
+  expect(stale.error?.code, JSON.stringify(stale)).toBe('STALE_REF');
 });
 
 test('screenshots of the visible area and of the whole page come back as JPEG', async () => {

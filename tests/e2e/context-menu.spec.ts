@@ -7,7 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
-import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
+import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
@@ -70,11 +70,14 @@ async function startSite(): Promise<string> {
  * Chromium started. The browser language is the test's `locale` (Playwright applies it to the
  * pages and to the service worker's navigator.language).
  */
-async function launch(): Promise<ExtensionBrowser> {
+async function launch(firstTurns: ScriptedTurn[] = []): Promise<ExtensionBrowser> {
   home = makeHome();
   // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings.
   fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }));
-  model = await startFakeModelServer([{ kind: 'text', text: 'Revenue rose 12% in Q3, mostly from Asia-Pacific.' }]);
+  model = await startFakeModelServer([
+    ...firstTurns,
+    { kind: 'text', text: 'Revenue rose 12% in Q3, mostly from Asia-Pacific.' },
+  ]);
   // The host starts the daemon with the browser's environment: the model's address goes in first.
   Object.assign(home.env, {
     ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
@@ -165,8 +168,9 @@ async function openPanel(b: ExtensionBrowser): Promise<Page> {
   return panel;
 }
 
-test('a selection sent from the right-click menu to an open panel starts a run with the selection in its goal', async () => {
-  const b = await launch();
+test('a selection sent from the right-click menu to an open panel starts a run with the selection in its goal, and that run gets the tab', async () => {
+  // The run reads the page it was started from: the tab the right-click gave it.
+  const b = await launch([{ kind: 'tool_calls', calls: [{ name: 'browser_snapshot', input: {} }] }]);
   const url = await startSite();
   expect(await menuItems(b)).toEqual([
     ['nextai-handle-selection', 'Let the agent handle this selection'],
@@ -201,6 +205,12 @@ test('a selection sent from the right-click menu to an open panel starts a run w
   await panel.screenshot({ path: 'test-results/context-menu-draft-en-dark.png' });
   await panel.emulateMedia({ colorScheme: 'light' });
 
+  // The tab waits for that run: a call from elsewhere (here the CLI) does not get it.
+  const elsewhere = await runCli(['tool', 'browser_snapshot', '{}', '--json'], home.env);
+  expect((JSON.parse(elsewhere.stdout) as { error?: { code: string } }).error?.code, elsewhere.stdout).toBe(
+    'NOT_FOUND',
+  );
+
   // The person edits the instruction and sends it.
   await input.fill('Summarise this in one sentence');
   await composer.getByRole('button', { name: 'Send' }).click();
@@ -215,6 +225,10 @@ test('a selection sent from the right-click menu to an open panel starts a run w
   await expect.poll(async () => (await runsOf())[0]?.state, { timeout: 30_000 }).toBe('finished');
   // The model was asked with the selection in the conversation.
   expect(JSON.stringify(model!.requests[0]?.body)).toContain(SELECTION);
+  // Its snapshot read the page the person right-clicked.
+  const afterSnapshot = JSON.stringify(model!.requests[1]?.body);
+  expect(afterSnapshot).toContain('Details');
+  expect(afterSnapshot).not.toMatch(/NOT_FOUND|TAB_NOT_GIVEN/);
   await expect(panel.getByTestId('agent-message').last()).toContainText('Revenue rose 12% in Q3');
   await panel.screenshot({ path: 'test-results/context-menu-run-en.png' });
 });

@@ -223,7 +223,22 @@ export const BROWSER_TASKS = {
 
 /** Calls browser_interact; the call must wait for the person (layer web_content, `reason`), who denies it. */
 async function deniedAfterAsking(env: NodeJS.ProcessEnv, input: object, reason: RegExp): Promise<void> {
-  const asked = startCli(['tool', 'browser_interact', JSON.stringify(input), '--json'], env);
+  const answer = await callAsking(env, 'browser_interact', input, 'deny', { layer: 'web_content', reason });
+  assert.equal(answer.error?.code, 'APPROVAL_DENIED');
+}
+
+/**
+ * Calls `tool`, which must wait for the person (with `expected` layer and reason); answers the
+ * approval with `answer` and returns the call's result.
+ */
+export async function callAsking(
+  env: NodeJS.ProcessEnv,
+  tool: string,
+  input: object,
+  answer: 'approve' | 'deny',
+  expected: { layer: string; reason?: RegExp },
+): Promise<ToolCallResult> {
+  const asked = startCli(['tool', tool, JSON.stringify(input), '--json'], env);
   let pending: { id: string; layer: string; reason: string }[] = [];
   for (let tries = 0; tries < 200 && pending.length === 0; tries += 1) {
     const listed = await runCli(['approvals', 'list', '--json'], env);
@@ -231,15 +246,18 @@ async function deniedAfterAsking(env: NodeJS.ProcessEnv, input: object, reason: 
     if (pending.length === 0) {
       // A call that ran without asking is done: say what it did instead of waiting on.
       if (asked.child.exitCode !== null)
-        assert.fail(`${JSON.stringify(input)} ran without asking: ${asked.output().stdout}`);
+        assert.fail(`${tool} ${JSON.stringify(input)} ran without asking: ${asked.output().stdout}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  assert.equal(pending.length, 1, `${JSON.stringify(input)} waits for the person`);
-  assert.equal(pending[0]?.layer, 'web_content');
-  assert.match(pending[0]?.reason ?? '', reason);
-  assert.equal((await runCli(['approvals', 'deny', pending[0]!.id, '--message', 'no'], env)).code, 0);
+  assert.equal(pending.length, 1, `${tool} ${JSON.stringify(input)} waits for the person`);
+  assert.equal(pending[0]?.layer, expected.layer);
+  if (expected.reason) assert.match(pending[0]?.reason ?? '', expected.reason);
+  const args =
+    answer === 'deny'
+      ? ['approvals', 'deny', pending[0]!.id, '--message', 'no']
+      : ['approvals', 'approve', pending[0]!.id];
+  assert.equal((await runCli(args, env)).code, 0);
   await asked.exited;
-  const answer = JSON.parse(asked.output().stdout) as ToolCallResult;
-  assert.equal(answer.error?.code, 'APPROVAL_DENIED');
+  return JSON.parse(asked.output().stdout) as ToolCallResult;
 }

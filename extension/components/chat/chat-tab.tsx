@@ -104,10 +104,13 @@ export function ChatTab({ client, state, t, locale, show }: PanelProps) {
         return true;
       }
       const continuing = sessionId && conversation.problem === undefined ? sessionId : undefined;
-      const { run } = await client.call('runs.start', {
-        goal: goalWithContext(text, context, t),
-        ...(continuing ? { session_id: continuing } : {}),
-      });
+      // A run prepared from a right-click on a page (its context still attached) gets that tab.
+      const draftId = context?.tab_id !== undefined ? placed?.id : undefined;
+      const { run } = await client.call(
+        'runs.start',
+        { goal: goalWithContext(text, context, t), ...(continuing ? { session_id: continuing } : {}) },
+        { draftId },
+      );
       setPlaced(undefined);
       if (continuing) addRun(run);
       else if (run.session_id) open(run.session_id);

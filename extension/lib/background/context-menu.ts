@@ -182,10 +182,11 @@ export function startContextMenu({ connection }: BackgroundContext, drafts: Draf
     const draft = draftFromClick(info, tab, t);
     if (!draft) return undefined;
     openPanel(tab);
-    // A right-click on a page gives the agent that tab: it may work there without asking again.
+    // A right-click on a page gives that tab to the run the person starts from this draft (and
+    // to no other run): it may work there without asking again.
     if (draft.context.tab_id !== undefined) {
       agentTabs()
-        .give(draft.context.tab_id, 'context_menu')
+        .offer(draft.context.tab_id, draft.id)
         .catch((error: unknown) => console.warn('NextAI: could not give the tab to the agent.', error));
     }
     drafts.offer(draft);

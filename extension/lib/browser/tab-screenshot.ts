@@ -35,27 +35,29 @@ export async function screenshotTab(tabId: number, windowId: number, url: string
     await browser.tabs.update(tabId, { active: true });
   }
   if (!fullPage) {
-    const dataUrl = await capture(windowId);
+    const dataUrl = await capture(tabId, windowId);
     const bitmap = await bitmapOf(dataUrl);
     const shot = await encode([{ bitmap, y: 0 }], bitmap.width, bitmap.height);
     return { ...shot, note: 'visible area' };
   }
   const metrics = await pageValue<MetricsValue>(tabId, { op: 'metrics' }, url);
   const screens = Math.min(MAX_SCREENS, Math.ceil(metrics.scroll_height / metrics.viewport_height));
-  const pieces: { bitmap: ImageBitmap; y: number }[] = [];
-  let scale = 1;
+  const captured: { dataUrl: string; scrollY: number }[] = [];
   try {
     for (let screen = 0; screen < screens; screen += 1) {
       const target = screen * metrics.viewport_height;
       const moved = await pageValue<{ scroll_y: number }>(tabId, { op: 'scroll_to', y: target }, url);
       if (screen === 1) await pageValue(tabId, { op: 'hide_fixed', hide: true }, url);
-      const bitmap = await bitmapOf(await capture(windowId));
-      scale = bitmap.width / metrics.viewport_width;
-      pieces.push({ bitmap, y: Math.round(moved.scroll_y * scale) });
+      captured.push({ dataUrl: await capture(tabId, windowId), scrollY: moved.scroll_y });
     }
   } finally {
     await pageValue(tabId, { op: 'hide_fixed', hide: false }, url);
     await pageValue(tabId, { op: 'scroll_to', y: metrics.scroll_y }, url);
+  }
+  const pieces: { bitmap: ImageBitmap; y: number }[] = [];
+  for (const { dataUrl, scrollY } of captured) {
+    const bitmap = await bitmapOf(dataUrl);
+    pieces.push({ bitmap, y: Math.round(scrollY * (bitmap.width / metrics.viewport_width)) });
   }
   const last = pieces[pieces.length - 1];
   const height = last ? last.y + last.bitmap.height : 0;
@@ -71,14 +73,30 @@ async function pageValue<T>(tabId: number, request: Parameters<typeof callPage>[
   return reply.value;
 }
 
-/** One captureVisibleTab, spaced from the previous one to stay within the browser's quota. */
-async function capture(windowId: number): Promise<string> {
+/**
+ * captureVisibleTab shows whatever tab is in front of the window. The person may switch tabs
+ * while a (full-page) capture goes on: a picture of their own tab would go to the model. So the
+ * agent's tab must be the window's active tab right before and right after each capture.
+ */
+async function requireInFront(tabId: number, windowId: number): Promise<void> {
+  const [active] = await browser.tabs.query({ active: true, windowId });
+  if (active?.id === tabId) return;
+  throw new AppError(
+    'TOOL_FAILED',
+    `The screenshot was stopped: another tab came to the front of the window (the person may have switched tabs), and the screenshot would have shown it instead of the agent's tab ${tabId}. Try again when the person is not using that window.`,
+  );
+}
+
+/** One captureVisibleTab of the agent's tab, spaced from the previous one to stay within the browser's quota. */
+async function capture(tabId: number, windowId: number): Promise<string> {
   for (let attempt = 0; ; attempt += 1) {
     const wait = lastCapture + CAPTURE_INTERVAL_MS - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     lastCapture = performance.now();
+    await requireInFront(tabId, windowId);
+    let image: string;
     try {
-      return await browser.tabs.captureVisibleTab(windowId, { format: 'png' });
+      image = await browser.tabs.captureVisibleTab(windowId, { format: 'png' });
     } catch (error) {
       const message = (error as Error).message;
       // Another caller (or a restarted worker) may have used the quota: wait a full second once.
@@ -88,6 +106,8 @@ async function capture(windowId: number): Promise<string> {
       }
       throw new AppError('TOOL_FAILED', `The browser refused the screenshot: ${message}`);
     }
+    await requireInFront(tabId, windowId);
+    return image;
   }
 }
 

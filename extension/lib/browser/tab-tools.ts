@@ -44,8 +44,71 @@ function tools(): Services {
   if (!services) {
     const tabs = agentTabs();
     services = { tabs, activity: new TabActivity(), guard: new NavigationGuard(tabs), snapshotDoc: new Map() };
+    followSpawnedTabs(services);
   }
   return services;
+}
+
+const NEW_TAB_PAGE = /^(chrome|edge|brave|opera|vivaldi):\/\/(newtab|new-tab-page)|^about:(newtab|home)/i;
+
+/**
+ * A tab that a page in an agent tab opens — a link with target=_blank, window.open() — belongs to
+ * the same run, so the run's domain rules follow it; one whose first address the rules refuse is
+ * closed (its rules may come a moment after its first request). Without this a blocked site
+ * is one target=_blank away.
+ */
+function followSpawnedTabs({ tabs, guard }: Services): void {
+  /** Spawned tabs that have not shown an allowed page yet (afterwards a refused address is a tool error). */
+  const fresh = new Set<number>();
+  const check = async (tabId: number, url: string | undefined) => {
+    if (!fresh.has(tabId) || !url || url === 'about:blank') return;
+    const entry = await tabs.entry(tabId);
+    if (entry && guard.blocks(url, entry.owner)) {
+      fresh.delete(tabId);
+      await closeQuietly(tabId);
+    }
+  };
+  const adopt = async (sourceTabId: number, tabId: number, url: string | undefined) => {
+    const source = await tabs.entry(sourceTabId);
+    if (!source) return;
+    if (!(await tabs.entry(tabId))) {
+      fresh.add(tabId);
+      await tabs.give(tabId, 'spawned', source.owner);
+    }
+    await check(tabId, url);
+  };
+  const warn = (error: unknown) => console.warn('NextAI: could not follow a tab an agent tab opened.', error);
+  browser.webNavigation.onCreatedNavigationTarget.addListener((details) => {
+    adopt(details.sourceTabId, details.tabId, details.url).catch(warn);
+  });
+  browser.tabs.onCreated.addListener((tab) => {
+    const url = tab.pendingUrl ?? tab.url;
+    // Not a new tab page the person opened while an agent tab was in front.
+    if (tab.id === undefined || tab.openerTabId === undefined || NEW_TAB_PAGE.test(url ?? '')) return;
+    adopt(tab.openerTabId, tab.id, url).catch(warn);
+  });
+  // Its first navigation, as it starts, fails (the rules were in time) or commits (they were not).
+  const follow = (details: { tabId: number; frameId: number; url: string }) => {
+    if (details.frameId === 0) check(details.tabId, details.url).catch(warn);
+  };
+  browser.webNavigation.onBeforeNavigate.addListener(follow);
+  browser.webNavigation.onErrorOccurred.addListener(follow);
+  browser.webNavigation.onCommitted.addListener((details) => {
+    if (details.frameId !== 0 || !fresh.has(details.tabId)) return;
+    void tabs
+      .entry(details.tabId)
+      .then(async (entry) => {
+        if (entry && !guard.blocks(details.url, entry.owner) && details.url !== 'about:blank')
+          fresh.delete(details.tabId);
+        else await check(details.tabId, details.url);
+      })
+      .catch(warn);
+  });
+  browser.tabs.onRemoved.addListener((tabId) => fresh.delete(tabId));
+}
+
+async function closeQuietly(tabId: number): Promise<void> {
+  await browser.tabs.remove(tabId).catch(() => undefined);
 }
 
 /** Registers the background's listeners at start-up, as MV3 wants for events to wake it. */
@@ -55,6 +118,29 @@ export function startBrowserTools(): void {
 
 function runKey(context: BrowserToolContext): string {
   return context.call?.run_id ?? DIRECT_CALLS;
+}
+
+/**
+ * Before any browser tool: the run's domain rules in place for its tabs; none at all (the
+ * browser refused them) refuses the call.
+ */
+async function prepare(context: BrowserToolContext): Promise<Services> {
+  const { guard } = tools();
+  await guard.update(runKey(context), context.call?.navigation);
+  guard.ready();
+  return tools();
+}
+
+/**
+ * A page the rules refuse, although the agent's tab shows it: the browser's rules see requests,
+ * not a page restored from the back/forward cache or one a tab showed before it was given.
+ */
+function refuseBlocked(url: string | undefined, context: BrowserToolContext): void {
+  if (!url || !tools().guard.blocks(url, runKey(context))) return;
+  throw new AppError(
+    'POLICY_BLOCKED',
+    `The tab shows ${url}, a site NextAI's domain policy blocks, so the agent may not read or act in it. Go elsewhere (browser_navigate) or close the tab.`,
+  );
 }
 
 async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
@@ -76,10 +162,10 @@ async function workingTab(
   const { tabs } = tools();
   if (tabId !== undefined) {
     const tab = await getTab(tabId);
-    if (!(await tabs.allowed(tabId))) {
+    if (!(await tabs.allowed(tabId, runKey(context)))) {
       throw new AppError(
         'TAB_NOT_GIVEN',
-        `Tab ${tabId} ("${tab.title ?? ''}") is one the person opened themselves; the agent works only in tabs it opened or was given. If the person asked you to work on it, call browser_tabs with action "attach" and tab_id ${tabId} — they will be asked.`,
+        `Tab ${tabId} ("${tab.title ?? ''}") is not this run's: the agent works only in tabs it opened or was given for this task. If the person asked you to work on it, call browser_tabs with action "attach" and tab_id ${tabId} — they will be asked.`,
       );
     }
     await tabs.setWorking(runKey(context), tabId);
@@ -123,8 +209,12 @@ async function requireTab(
 async function page<T>(
   tab: Browser.tabs.Tab & { id: number },
   request: PageRequest,
+  context: BrowserToolContext,
 ): Promise<PageReply<T> & { ok: true }> {
+  refuseBlocked(tab.url, context);
   const reply = await callPage<T>(tab.id, request, tab.url);
+  // The document that answered may not be the one checked (the tab moved meanwhile).
+  refuseBlocked(reply.url, context);
   if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
   return reply;
 }
@@ -133,17 +223,17 @@ async function page<T>(
  * A navigation the domain rules stopped: Chromium says ERR_BLOCKED_BY_CLIENT; other browsers use
  * other words, so a failed or redirected document request to an address the rules refuse counts too.
  */
-function blockedNavigation(events: NavigationEvent[]): NavigationEvent | undefined {
+function blockedNavigation(events: NavigationEvent[], owner: string): NavigationEvent | undefined {
   const failed = events.some((event) => event.kind === 'error' || event.kind === 'request_error');
   return events.find(
     (event) =>
       (event.kind === 'error' && /ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '')) ||
-      (failed && ['redirect', 'error', 'request_error'].includes(event.kind) && tools().guard.blocks(event.url)),
+      (failed && ['redirect', 'error', 'request_error'].includes(event.kind) && tools().guard.blocks(event.url, owner)),
   );
 }
 
-function navigationError(event: NavigationEvent): AppError {
-  if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '') || tools().guard.blocks(event.url)) {
+function navigationError(event: NavigationEvent, owner: string): AppError {
+  if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '') || tools().guard.blocks(event.url, owner)) {
     return new AppError(
       'POLICY_BLOCKED',
       `The tab was stopped from opening ${event.url}: NextAI's domain policy blocks that site (the policy holds for redirects and clicked links too). Go back (browser_navigate "back") or choose another site.`,
@@ -160,6 +250,7 @@ async function navigateTab(
   start: () => Promise<unknown>,
   waitUntil: 'load' | 'domcontentloaded' | 'networkidle',
   timeoutMs: number,
+  context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_navigate'>> {
   const { activity } = tools();
   const since = activity.now();
@@ -169,10 +260,12 @@ async function navigateTab(
     throw new AppError('TOOL_FAILED', `The browser could not navigate: ${(error as Error).message}`);
   }
   const event = await activity.loaded(tab.id, since, waitUntil, timeoutMs);
-  const blocked = blockedNavigation(activity.since(tab.id, since));
-  if (blocked) throw navigationError(blocked);
-  if (event?.kind === 'error') throw navigationError(event);
+  const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
+  if (blocked) throw navigationError(blocked, runKey(context));
+  if (event?.kind === 'error') throw navigationError(event, runKey(context));
   const now = await getTab(tab.id);
+  // Back and forward may restore a blocked page from the back/forward cache, with no request.
+  refuseBlocked(now.url, context);
   if (!event) {
     throw new AppError(
       'TIMEOUT',
@@ -186,8 +279,7 @@ export async function navigate(
   input: ToolInput<'browser_navigate'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_navigate'>> {
-  const { tabs, guard } = tools();
-  await guard.update(context.call?.navigation);
+  const { tabs, guard } = await prepare(context);
   let tab = await workingTab(input.tab_id, context);
   const special = input.url === 'back' || input.url === 'forward' || input.url === 'reload';
   if (!tab) {
@@ -199,11 +291,13 @@ export async function navigate(
     tab = created;
   }
   // The rules for this tab are in place before it goes anywhere.
-  await guard.update(context.call?.navigation);
+  await guard.update(runKey(context), context.call?.navigation);
+  guard.ready();
   const target = tab as Browser.tabs.Tab & { id: number };
   const restricted = special ? undefined : restrictedReason(input.url);
   if (restricted) throw new AppError('RESTRICTED_PAGE', restricted);
-  tools().snapshotDoc.delete(target.id);
+  // The document id of the last snapshot stays: a ref from it used on the new page is STALE_REF,
+  // where refs restarting at e1 would otherwise name some other element.
   const start =
     input.url === 'back'
       ? () => browser.tabs.goBack(target.id)
@@ -212,7 +306,7 @@ export async function navigate(
         : input.url === 'reload'
           ? () => browser.tabs.reload(target.id)
           : () => browser.tabs.update(target.id, { url: withScheme(input.url) });
-  return navigateTab(target, start, input.wait_until, input.timeout);
+  return navigateTab(target, start, input.wait_until, input.timeout, context);
 }
 
 function withScheme(url: string): string {
@@ -223,7 +317,7 @@ export async function manageTabs(
   input: ToolInput<'browser_tabs'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_tabs'>> {
-  const { tabs, guard } = tools();
+  const { tabs, guard } = await prepare(context);
   const list = async () => {
     const allowed = new Set(await tabs.ids());
     const all = await browser.tabs.query({});
@@ -241,11 +335,11 @@ export async function manageTabs(
     case 'list':
       return { tabs: await list() };
     case 'open': {
-      await guard.update(context.call?.navigation);
       const created = await browser.tabs.create({ url: 'about:blank', active: true });
       if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
       await tabs.give(created.id, 'opened', runKey(context));
-      await guard.update(context.call?.navigation);
+      await guard.update(runKey(context), context.call?.navigation);
+      guard.ready();
       if (input.url) {
         const restricted = restrictedReason(input.url);
         if (restricted) throw new AppError('RESTRICTED_PAGE', restricted);
@@ -255,6 +349,7 @@ export async function manageTabs(
           () => browser.tabs.update(target.id, { url: withScheme(input.url!) }),
           'load',
           30_000,
+          context,
         );
       }
       return { tabs: await list(), tab_id: created.id };
@@ -278,7 +373,8 @@ export async function manageTabs(
           : (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0];
       if (!tab?.id) throw new AppError('NOT_FOUND', 'There is no active tab to attach to.');
       await tabs.give(tab.id, 'attached', runKey(context));
-      await guard.update(context.call?.navigation);
+      await guard.update(runKey(context), context.call?.navigation);
+      guard.ready();
       return { tabs: await list(), tab_id: tab.id };
     }
   }
@@ -288,8 +384,9 @@ export async function snapshot(
   input: ToolInput<'browser_snapshot'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_snapshot'>> {
+  await prepare(context);
   const tab = await requireTab(input.tab_id, context);
-  const reply = await page<SnapshotValue>(tab, { op: 'snapshot', cursor: input.cursor });
+  const reply = await page<SnapshotValue>(tab, { op: 'snapshot', cursor: input.cursor }, context);
   tools().snapshotDoc.set(tab.id, reply.doc);
   return {
     snapshot: reply.value.snapshot,
@@ -304,8 +401,10 @@ export async function extractPage(
   input: ToolInput<'browser_extract'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_extract'>> {
+  await prepare(context);
   const tab = await requireTab(input.tab_id, context);
   if (input.type === 'screenshot') {
+    refuseBlocked(tab.url, context);
     const shot = await screenshotTab(tab.id, tab.windowId, tab.url ?? '', input.full_page);
     return {
       type: 'screenshot',
@@ -315,12 +414,11 @@ export async function extractPage(
       content: `${shot.width}×${shot.height} JPEG of the ${shot.note}`,
     };
   }
-  const reply = await page<ExtractValue>(tab, {
-    op: 'extract',
-    type: input.type,
-    selector: input.selector,
-    cursor: input.cursor,
-  });
+  const reply = await page<ExtractValue>(
+    tab,
+    { op: 'extract', type: input.type, selector: input.selector, cursor: input.cursor },
+    context,
+  );
   return { type: input.type, url: reply.url, tab_id: tab.id, ...reply.value };
 }
 
@@ -328,23 +426,28 @@ export async function interact(
   input: ToolInput<'browser_interact'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_interact'>> {
-  const { activity, guard } = tools();
-  await guard.update(context.call?.navigation);
+  const { activity } = await prepare(context);
   const tab = await requireTab(input.tab_id, context);
   const since = activity.now();
-  const reply = await page<ActValue>(tab, {
-    op: 'act',
-    action: input.action,
-    ref: input.ref,
-    selector: input.selector,
-    value: input.value,
-    file: context.call?.file,
-    allow_sensitive: context.call?.allow_sensitive ?? [],
-    expect_doc: tools().snapshotDoc.get(tab.id),
-  });
+  const reply = await page<ActValue>(
+    tab,
+    {
+      op: 'act',
+      action: input.action,
+      ref: input.ref,
+      selector: input.selector,
+      value: input.value,
+      file: context.call?.file,
+      allow_sensitive: context.call?.allow_sensitive ?? [],
+      expect_doc: tools().snapshotDoc.get(tab.id),
+    },
+    context,
+  );
   const started = performance.now();
-  const navigated = await settleAfter(tab, since);
+  const navigated = await settleAfter(tab, since, context);
   const now = await getTab(tab.id);
+  // A click may go back to a page from the back/forward cache that the rules refuse.
+  refuseBlocked(now.url, context);
   return {
     success: true,
     message: navigated ? `${reply.value.message} The tab went to ${now.url ?? 'another page'}.` : reply.value.message,
@@ -361,15 +464,19 @@ export async function interact(
  * quiet, checked again after each quiet window (webRequest reports a request a little after the
  * action started it); true when the tab loaded another page meanwhile.
  */
-async function settleAfter(tab: Browser.tabs.Tab & { id: number }, since: number): Promise<boolean> {
+async function settleAfter(
+  tab: Browser.tabs.Tab & { id: number },
+  since: number,
+  context: BrowserToolContext,
+): Promise<boolean> {
   const { activity } = tools();
   const navigating = () => activity.since(tab.id, since).some((event) => event.kind === 'before');
   const deadline = performance.now() + SETTLE_TIMEOUT_MS;
   for (let round = 0; performance.now() < deadline; round += 1) {
     if (navigating()) {
       await activity.loaded(tab.id, since, 'load', NAVIGATION_TIMEOUT_MS);
-      const blocked = blockedNavigation(activity.since(tab.id, since));
-      if (blocked) throw navigationError(blocked);
+      const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
+      if (blocked) throw navigationError(blocked, runKey(context));
       await quiet(tab).catch((error: unknown) => {
         if (!(error instanceof AppError && error.code === 'PAGE_NAVIGATED')) throw error;
       });
@@ -401,7 +508,9 @@ export async function inspectTarget(
   context: BrowserToolContext,
 ): Promise<{ target?: string; sensitive?: InspectValue['sensitive']; error?: { code: string; message: string } }> {
   try {
+    await prepare(context);
     const tab = await requireTab(input.tab_id, context);
+    refuseBlocked(tab.url, context);
     const reply = await callPage<InspectValue>(
       tab.id,
       {
@@ -414,6 +523,7 @@ export async function inspectTarget(
       },
       tab.url,
     );
+    refuseBlocked(reply.url, context);
     if (!reply.ok) return { error: reply.error };
     return {
       target: `${reply.value.target} on ${reply.url}`,
