@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
 
-import { BROWSER_TASKS, cliTools, writeBlockingConfig } from '../support/browser-tasks.js';
+import { BROWSER_TASKS, callAsking, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
-import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { BLOCKED_HOST, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { launchFirefoxWithExtension, makeFirefoxHome, type FirefoxWithExtension } from '../support/firefox.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
@@ -21,7 +21,8 @@ test.afterEach(async () => {
   await site.close();
 });
 
-test('Firefox: a React form and a blocked redirect through the add-on', async () => {
+/** Firefox with the add-on, connected to a fresh daemon that blocks the fixture's partner host. */
+async function start(): Promise<{ call: CallTool; env: NodeJS.ProcessEnv }> {
   site = await startFixtureSite();
   home = makeHome();
   writeBlockingConfig(home.dir);
@@ -35,7 +36,39 @@ test('Firefox: a React form and a blocked redirect through the add-on', async ()
       return status.code === 0 ? (JSON.parse(status.stdout) as { clients: { name: string }[] }).clients : [];
     })
     .toEqual(expect.arrayContaining([expect.objectContaining({ name: 'firefox' })]));
-  const call = cliTools(env);
+  return { call: cliTools(env), env };
+}
+
+test('Firefox: a React form and a blocked redirect through the add-on', async () => {
+  const { call } = await start();
   await BROWSER_TASKS.reactForm(call, site);
   await BROWSER_TASKS.blockedDomains(call, site);
+});
+
+test('Firefox: a sign-in reached by a key alias, focus, the button’s text or a label waits for the person', async () => {
+  const { call, env } = await start();
+  await BROWSER_TASKS.credentialBypassesNeedApproval(call, site, env);
+});
+
+test('Firefox: going back to a blocked page the back/forward cache restores is refused', async () => {
+  const { call, env } = await start();
+  // The person browsed the blocked site, then an allowed page, in the tab they give the agent.
+  const page = await firefox!.browser.newPage();
+  await page.goto(`http://${BLOCKED_HOST}:${site.port}/landing.html?cacheable`);
+  await page.goto(site.url('index.html'));
+  const tabs = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  const given = tabs.find((tab) => tab.url.endsWith('/index.html'))!;
+  await callAsking(env, 'browser_tabs', { action: 'attach', tab_id: given.tab_id }, 'approve', { layer: 'tab_access' });
+  const landingHits = () => site.blockedHits().filter((hit) => hit.path.startsWith('/landing.html')).length;
+  const hits = landingHits();
+  const back = await call('browser_navigate', { url: 'back' });
+  // Firefox restored the page from its cache: no request, so nothing the browser's rules could stop
+  // (Chromium flushes that cache when the rules change, and never shows it here).
+  const now = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  expect(now.find((tab) => tab.tab_id === given.tab_id)?.url).toContain(BLOCKED_HOST);
+  expect(await page.evaluate(() => document.title)).toBe('Landing');
+  expect(landingHits()).toBe(hits);
+  expect(back.error?.code, JSON.stringify(back)).toBe('POLICY_BLOCKED');
+  expect((await call('browser_snapshot', {})).error?.code).toBe('POLICY_BLOCKED');
+  expect((await call('browser_extract', { type: 'text' })).error?.code).toBe('POLICY_BLOCKED');
 });

@@ -69,8 +69,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       path: `${url.pathname}${url.search}`,
       body: Buffer.concat(chunks).toString('utf8'),
     });
+    // `?cacheable`: a page the browser may keep in its back/forward cache (no-store pages are not).
+    const caching = url.searchParams.has('cacheable') ? {} : { 'cache-control': 'no-store' };
     const send = (status: number, type: string, body: string, headers: Record<string, string> = {}) => {
-      response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
+      response.writeHead(status, { 'content-type': type, ...caching, ...headers });
       response.end(body);
     };
     const port = (server.address() as AddressInfo).port;
