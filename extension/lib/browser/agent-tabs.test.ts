@@ -40,7 +40,7 @@ describe('the agent’s tabs', () => {
     expect(await tabs.working(DIRECT_CALLS)).toBeUndefined();
     expect(await tabs.working('run-other')).toBeUndefined();
     expect(await tabs.allowed(7, DIRECT_CALLS)).toBe(false);
-    expect(await tabs.ids()).toEqual([]);
+    expect(await tabs.owners()).toEqual(new Map());
 
     expect(await tabs.claim('draft-1', 'run-1')).toBe(7);
     expect(await tabs.working('run-1')).toBe(7);

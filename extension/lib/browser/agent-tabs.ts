@@ -68,11 +68,6 @@ export class AgentTabs {
     return new Map(Object.entries(this.state.tabs).map(([id, entry]) => [Number(id), entry.owner]));
   }
 
-  async ids(): Promise<number[]> {
-    await this.loaded;
-    return Object.keys(this.state.tabs).map(Number);
-  }
-
   /** The tab now belongs to `runKey` (and is its working tab, unless a page opened it). */
   async give(tabId: number, how: Exclude<TabGrant, 'context_menu'>, runKey: string): Promise<void> {
     await this.loaded;

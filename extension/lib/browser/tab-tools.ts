@@ -163,9 +163,13 @@ async function workingTab(
   if (tabId !== undefined) {
     const tab = await getTab(tabId);
     if (!(await tabs.allowed(tabId, runKey(context)))) {
+      const whose =
+        (await tabs.entry(tabId)) === undefined
+          ? 'is one the person opened themselves'
+          : 'belongs to another task of the agent';
       throw new AppError(
         'TAB_NOT_GIVEN',
-        `Tab ${tabId} ("${tab.title ?? ''}") is not this run's: the agent works only in tabs it opened or was given for this task. If the person asked you to work on it, call browser_tabs with action "attach" and tab_id ${tabId} — they will be asked.`,
+        `Tab ${tabId} ("${tab.title ?? ''}") ${whose}; the agent works only in tabs it opened or was given for this task. If the person asked you to work on it, call browser_tabs with action "attach" and tab_id ${tabId} — they will be asked.`,
       );
     }
     await tabs.setWorking(runKey(context), tabId);
@@ -319,7 +323,9 @@ export async function manageTabs(
 ): Promise<ToolOutput<'browser_tabs'>> {
   const { tabs, guard } = await prepare(context);
   const list = async () => {
-    const allowed = new Set(await tabs.ids());
+    // `agent`: the tabs this run (or these direct calls) may act in, not every agent tab.
+    const owners = await tabs.owners();
+    const allowed = new Set([...owners].filter(([, owner]) => owner === runKey(context)).map(([tabId]) => tabId));
     const all = await browser.tabs.query({});
     return all
       .filter((tab) => tab.id !== undefined)
