@@ -12,6 +12,7 @@ import {
 
 import {
   extractPage,
+  inspectTab,
   inspectTarget,
   interact,
   manageTabs,
@@ -34,14 +35,19 @@ export const extensionHandlers = {
   browser_tabs: manageTabs,
 } satisfies HandlerTable<ExtensionToolName, BrowserToolContext>;
 
-/** `extension.inspect`: what a browser_interact call would act on, for the daemon's policy. */
+/**
+ * `extension.inspect`, asked by the daemon's policy before it decides: what a browser_interact call
+ * would act on, or which tab a browser_tabs `attach` would take (pinned into the call it approves).
+ */
 export async function inspectBrowserCall(
   input: Record<string, unknown>,
   callId: string,
   call: BrowserCallContext | undefined,
-): Promise<Awaited<ReturnType<typeof inspectTarget>>> {
-  const parsed = getTool('browser_interact')!.input.safeParse(input);
+  tool: 'browser_interact' | 'browser_tabs' = 'browser_interact',
+): Promise<Awaited<ReturnType<typeof inspectTarget>> | Awaited<ReturnType<typeof inspectTab>>> {
+  const parsed = getTool(tool)!.input.safeParse(input);
   if (!parsed.success) return { error: { code: 'INVALID_INPUT', message: describeZodError(parsed.error) } };
+  if (tool === 'browser_tabs') return inspectTab(parsed.data as Parameters<typeof inspectTab>[0]);
   return inspectTarget(parsed.data as Parameters<typeof inspectTarget>[0], { callId, call });
 }
 

@@ -136,7 +136,7 @@ export class HostConnection {
       send: (message) => port.postMessage(message),
       handlers: {
         'extension.tool_call': ({ name, input, call_id, context }) => runBrowserTool(name, input, call_id, context),
-        'extension.inspect': ({ input, call_id, context }) => inspectBrowserCall(input, call_id, context),
+        'extension.inspect': ({ input, call_id, context, tool }) => inspectBrowserCall(input, call_id, context, tool),
       },
       notificationHandlers: {
         event: (event) => this.onDaemonEvent(event),

@@ -148,6 +148,28 @@ test('a right-click gift waits for the run started from it: other callers must a
   expect(restricted.error?.message).toContain('browser page');
 });
 
+test('attach without a tab_id takes the tab in front when the person is asked, named on the card — not the one in front when they answer', async () => {
+  const table = await browser!.context.newPage();
+  await table.goto(site.url('table.html'));
+  await table.bringToFront();
+  const form = await browser!.context.newPage();
+  await form.goto(site.url('form.html'));
+  await table.bringToFront();
+  const tabs = (await call('browser_tabs', { action: 'list' })).output?.tabs as { tab_id: number; url: string }[];
+  const tableTab = tabs.find((tab) => tab.url.endsWith('/table.html'))!;
+  const attached = await callAsking(
+    home.env,
+    'browser_tabs',
+    { action: 'attach' },
+    'approve',
+    { layer: 'tab_access', reason: /"Sortable table" at http:\/\/127\.0\.0\.1:\d+\/table\.html/ },
+    // The person looks at another tab before answering.
+    () => form.bringToFront(),
+  );
+  expect(attached.output?.tab_id, JSON.stringify(attached)).toBe(tableTab.tab_id);
+  expect(String((await call('browser_snapshot', {})).output?.snapshot)).toContain('table "People"');
+});
+
 test('a link or pop-up to a blocked site in a new tab: the tab is the agent’s, and closed', async () => {
   expect((await call('browser_navigate', { url: site.url('attack-newtab.html') })).ok).toBe(true);
   await call('browser_snapshot', {});

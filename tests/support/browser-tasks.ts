@@ -237,6 +237,8 @@ export async function callAsking(
   input: object,
   answer: 'approve' | 'deny',
   expected: { layer: string; reason?: RegExp },
+  /** What happens while the person looks at the card, before they answer. */
+  meanwhile?: () => Promise<void>,
 ): Promise<ToolCallResult> {
   const asked = startCli(['tool', tool, JSON.stringify(input), '--json'], env);
   let pending: { id: string; layer: string; reason: string }[] = [];
@@ -253,6 +255,7 @@ export async function callAsking(
   assert.equal(pending.length, 1, `${tool} ${JSON.stringify(input)} waits for the person`);
   assert.equal(pending[0]?.layer, expected.layer);
   if (expected.reason) assert.match(pending[0]?.reason ?? '', expected.reason);
+  await meanwhile?.();
   const args =
     answer === 'deny'
       ? ['approvals', 'deny', pending[0]!.id, '--message', 'no']

@@ -372,17 +372,43 @@ export async function manageTabs(
       return { tabs: await list(), tab_id: tab.id };
     }
     case 'attach': {
-      // The policy asked the person before this call got here (layer "tab_access").
-      const tab =
-        input.tab_id !== undefined
-          ? await getTab(input.tab_id)
-          : (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0];
+      // The policy asked the person before this call got here (layer "tab_access"), naming the tab
+      // inspectTab found; the daemon pinned its id into the input. Only an older daemon sends none.
+      const tab = await attachedTab(input.tab_id);
       if (!tab?.id) throw new AppError('NOT_FOUND', 'There is no active tab to attach to.');
       await tabs.give(tab.id, 'attached', runKey(context));
       await guard.update(runKey(context), context.call?.navigation);
       guard.ready();
       return { tabs: await list(), tab_id: tab.id };
     }
+  }
+}
+
+/** The tab an `attach` takes: the one named, else the active tab of the window the person last used. */
+async function attachedTab(tabId: number | undefined): Promise<Browser.tabs.Tab | undefined> {
+  if (tabId !== undefined) return getTab(tabId);
+  return (await browser.tabs.query({ active: true, lastFocusedWindow: true }))[0];
+}
+
+/**
+ * Which tab a browser_tabs `attach` would take, asked before the person is: its id (the daemon
+ * pins it into the call, so the tab approved is the tab attached, whatever is in front by then)
+ * and words that name it on the approval card. The title comes from the page.
+ */
+export async function inspectTab(
+  input: ToolInput<'browser_tabs'>,
+): Promise<{ tab_id?: number; target?: string; error?: { code: string; message: string } }> {
+  if (input.action !== 'attach') {
+    return { error: { code: 'INVALID_INPUT', message: `Only attach is inspected, not ${input.action}.` } };
+  }
+  try {
+    const tab = await attachedTab(input.tab_id);
+    if (tab?.id === undefined) return { error: { code: 'NOT_FOUND', message: 'There is no active tab to attach to.' } };
+    const title = (tab.title ?? '').replace(/\s+/g, ' ').trim().slice(0, 80);
+    return { tab_id: tab.id, target: `tab ${tab.id} "${title}" at ${tab.url ?? 'an unknown address'}` };
+  } catch (error) {
+    const appError = error instanceof AppError ? error : new AppError('TOOL_FAILED', String(error));
+    return { error: { code: appError.code, message: appError.message } };
   }
 }
 
