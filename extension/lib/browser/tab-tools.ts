@@ -60,50 +60,42 @@ const NEW_TAB_PAGE = /^(chrome|edge|brave|opera|vivaldi):\/\/(newtab|new-tab-pag
 function followSpawnedTabs({ tabs, guard }: Services): void {
   /** Spawned tabs that have not shown an allowed page yet (afterwards a refused address is a tool error). */
   const fresh = new Set<number>();
-  const check = async (tabId: number, url: string | undefined) => {
+  /**
+   * Closes a fresh tab whose navigation to `url` ended — blocked or shown. Not sooner: a tab
+   * closed while its opener's window.open() is still setting it up leaves the opener's page stuck.
+   */
+  const ended = async (tabId: number, url: string | undefined) => {
     if (!fresh.has(tabId) || !url || url === 'about:blank') return;
     const entry = await tabs.entry(tabId);
-    if (entry && guard.blocks(url, entry.owner)) {
-      fresh.delete(tabId);
-      await closeQuietly(tabId);
-    }
+    if (!entry) return;
+    fresh.delete(tabId);
+    if (guard.blocks(url, entry.owner)) await closeQuietly(tabId);
   };
-  const adopt = async (sourceTabId: number, tabId: number, url: string | undefined) => {
+  const adopt = async (sourceTabId: number, tabId: number) => {
     const source = await tabs.entry(sourceTabId);
-    if (!source) return;
-    if (!(await tabs.entry(tabId))) {
-      fresh.add(tabId);
-      await tabs.give(tabId, 'spawned', source.owner);
-    }
-    await check(tabId, url);
+    if (!source || (await tabs.entry(tabId))) return;
+    fresh.add(tabId);
+    await tabs.give(tabId, 'spawned', source.owner);
+    // Its first page may have ended before it was the run's.
+    const now = await browser.tabs.get(tabId).catch(() => undefined);
+    if (now?.status === 'complete') await ended(tabId, now.url);
   };
   const warn = (error: unknown) => console.warn('NextAI: could not follow a tab an agent tab opened.', error);
   browser.webNavigation.onCreatedNavigationTarget.addListener((details) => {
-    adopt(details.sourceTabId, details.tabId, details.url).catch(warn);
+    adopt(details.sourceTabId, details.tabId).catch(warn);
   });
   browser.tabs.onCreated.addListener((tab) => {
     const url = tab.pendingUrl ?? tab.url;
     // Not a new tab page the person opened while an agent tab was in front.
     if (tab.id === undefined || tab.openerTabId === undefined || NEW_TAB_PAGE.test(url ?? '')) return;
-    adopt(tab.openerTabId, tab.id, url).catch(warn);
+    adopt(tab.openerTabId, tab.id).catch(warn);
   });
-  // Its first navigation, as it starts, fails (the rules were in time) or commits (they were not).
+  // The first navigation fails (the rules were in time) or commits (they were not, or it is allowed).
   const follow = (details: { tabId: number; frameId: number; url: string }) => {
-    if (details.frameId === 0) check(details.tabId, details.url).catch(warn);
+    if (details.frameId === 0) ended(details.tabId, details.url).catch(warn);
   };
-  browser.webNavigation.onBeforeNavigate.addListener(follow);
   browser.webNavigation.onErrorOccurred.addListener(follow);
-  browser.webNavigation.onCommitted.addListener((details) => {
-    if (details.frameId !== 0 || !fresh.has(details.tabId)) return;
-    void tabs
-      .entry(details.tabId)
-      .then(async (entry) => {
-        if (entry && !guard.blocks(details.url, entry.owner) && details.url !== 'about:blank')
-          fresh.delete(details.tabId);
-        else await check(details.tabId, details.url);
-      })
-      .catch(warn);
-  });
+  browser.webNavigation.onCommitted.addListener(follow);
   browser.tabs.onRemoved.addListener((tabId) => fresh.delete(tabId));
 }
 
