@@ -1,6 +1,12 @@
 import { z } from 'zod';
 
-import { messageTranslationsSchema, type Localized, type MessageTranslations } from './i18n.js';
+import {
+  localizedMessage,
+  messageTranslationsSchema,
+  verbatim,
+  type Localized,
+  type MessageTranslations,
+} from './i18n.js';
 
 /**
  * Stable error codes. The string is what programs match on (it never changes once released);
@@ -128,6 +134,12 @@ export function toAppError(error: unknown, fallback: ErrorCode = 'INTERNAL'): Ap
   if (error instanceof AppError) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new AppError(fallback, message, { cause: error });
+}
+
+/** What went wrong, in every language: an AppError's translations when it has them, else its English. */
+export function localizedError(error: unknown): Localized {
+  if (error instanceof AppError) return localizedMessage(error.message, error.translations);
+  return verbatim(error instanceof Error ? error.message : String(error));
 }
 
 /** Renders zod issues as short lines a person (or a model) can act on. */

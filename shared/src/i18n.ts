@@ -31,6 +31,11 @@ export function translationsOf(text: Localized): Required<MessageTranslations> {
   return { 'zh-CN': text['zh-CN'] };
 }
 
+/** An English message and its translations as one `Localized`; a language not translated shows the English. */
+export function localizedMessage(message: string, translations: MessageTranslations | undefined): Localized {
+  return { en: message, 'zh-CN': translations?.['zh-CN'] ?? message };
+}
+
 /** The message in `locale` when it was translated, else the English. */
 export function inLocale(message: string, translations: MessageTranslations | undefined, locale: Locale): string {
   if (locale === 'en') return message;

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { scheduleDefinitionSchema } from '@nextai/shared';
+import { scheduleDefinitionSchema, verbatim } from '@nextai/shared';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { openDatabase } from '../../native-host/src/daemon/database.js';
@@ -65,7 +65,10 @@ export async function benchPrecision(): Promise<string[]> {
       start: (_task, context): Execution => {
         lateness.push(clock.now() - context.run.scheduledFor);
         if (lateness.length === DUE_TASKS) resolveAll();
-        return { done: Promise.resolve({ outcome: 'succeeded', summary: 'ok', costUsd: 0 }), cancel: () => undefined };
+        return {
+          done: Promise.resolve({ outcome: 'succeeded', summary: verbatim('ok'), costUsd: 0 }),
+          cancel: () => undefined,
+        };
       },
       reattach: () => {
         throw new Error('not used');

@@ -113,6 +113,7 @@ test('tasks show next and last run and history; the switch and the form work fro
   await toggle.focus();
   await panel.keyboard.press('Space');
   await expect(toggle).not.toBeChecked(WAIT);
+  await expect(card.getByTestId('schedule-turned-off')).toHaveText('Turned off: by you', WAIT);
   expect((await scheduleOf('Morning check')).enabled).toBe(false);
   await expect(card.getByTestId('schedule-next')).toHaveText('Not scheduled');
   await panel.keyboard.press('Space');
@@ -162,8 +163,16 @@ test('the tab in Chinese: labels, cron in words and outcomes', async () => {
   await expect(card.getByTestId('schedule-last').getByTestId('schedule-outcome')).toHaveText('成功', WAIT);
   await expect(card.getByRole('switch', { name: '按计划运行 每日检查' })).toBeChecked();
   await card.getByTestId('schedule-history-toggle').click();
-  await expect(card.getByRole('list', { name: '每日检查 的运行历史' }).getByRole('listitem')).toHaveCount(1);
-  await panel.screenshot({ path: 'test-results/schedules-zh.png', fullPage: true });
+  const history = card.getByRole('list', { name: '每日检查 的运行历史' });
+  await expect(history.getByRole('listitem')).toHaveCount(1);
+  // What the daemon wrote about the run comes in Chinese too (the tool's own output stays as it is).
+  await expect(history).toContainText('已完成 1 步（system_info）。');
+  await expect(history).not.toContainText('step done');
+  // Turned off with the mouse, on the switch a person sees (the checkbox itself is drawn by its label).
+  await card.locator('label.switch').click();
+  await expect(card.getByTestId('schedule-turned-off')).toHaveText('已关闭：由你手动关闭', WAIT);
+  await expect(card.getByRole('switch', { name: '按计划运行 每日检查' })).not.toBeChecked();
+  await panel.screenshot({ path: 'test-results/schedules-zh.png', fullPage: true, animations: 'disabled' });
 
   // The daemon's refusals come in Chinese too.
   await panel.getByTestId('schedules-new').click();

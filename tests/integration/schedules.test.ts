@@ -153,12 +153,22 @@ describe('scheduled tasks in the daemon', () => {
     const added = await runCli(
       [
         'schedule', 'add', '--name', 'morning', '--cron', '0 9 * * 1-5', '--tz', 'Asia/Shanghai',
-        '--steps', JSON.stringify([{ tool: 'system_info', input: { categories: ['os'] } }]), '--json',
+        '--steps', JSON.stringify([{ tool: 'system_info', input: { categories: ['os'] } }]),
+        '--daily-cap', '20', '--max-wall', '600', '--max-retries', '1', '--overlap', '--urgent', '--json',
       ],
       home.env,
     ); // prettier-ignore
     expect(added.code, added.stderr).toBe(0);
     const task = JSON.parse(added.stdout) as ScheduleView;
+    // The task's own settings, which turning it off and on must keep.
+    const own = (view: ScheduleView) => [
+      view.daily_cost_cap_usd,
+      view.limits.max_wall_seconds,
+      view.max_retries,
+      view.allow_overlap,
+      view.urgent,
+    ];
+    expect(own(task)).toEqual([20, 600, 1, true, true]);
     expect(task).toMatchObject({
       name: 'morning',
       timezone: 'Asia/Shanghai',
@@ -186,7 +196,12 @@ describe('scheduled tasks in the daemon', () => {
       schedule: ScheduleView;
     };
     expect([off.schedule.enabled, off.schedule.next_run_at]).toEqual([false, null]);
+    expect(own(off.schedule)).toEqual([20, 600, 1, true, true]);
     expect((await runCli(['schedule', 'enable', 'morning'], home.env)).stdout).toContain('enabled "morning"; next run');
+    const on = JSON.parse((await runCli(['schedule', 'show', 'morning', '--json'], home.env)).stdout) as {
+      schedule: ScheduleView;
+    };
+    expect(own(on.schedule)).toEqual([20, 600, 1, true, true]);
 
     const connected = await connect();
     const now = await runCli(['schedule', 'run-now', 'morning', '--json'], home.env);
@@ -200,6 +215,7 @@ describe('scheduled tasks in the daemon', () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ outcome: 'succeeded', cost_usd: 0 });
     expect(runs[0]?.summary).toContain('1 step done (system_info)');
+    expect(runs[0]?.summary_translations?.['zh-CN']).toContain('已完成 1 步（system_info）。');
     // The call went through the gateway like any other: audited, with the schedule as its source.
     const audit = await connected.peer.request('audit.list', { limit: 50 });
     expect(

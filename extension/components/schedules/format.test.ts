@@ -18,6 +18,7 @@ const run = (change: Partial<ScheduleRunView>): ScheduleRunView => ({
   duration_ms: 10,
   cost_usd: 0,
   summary: null,
+  summary_translations: null,
   error_code: null,
   run_id: null,
   ...change,

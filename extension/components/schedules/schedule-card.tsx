@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 
-import type { ScheduleRunView, ScheduleView } from '@nextai/shared';
+import { inLocale, type ScheduleRunView, type ScheduleView } from '@nextai/shared';
 
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelProps } from '../panel-props.js';
@@ -109,9 +109,19 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
           )}
         </dd>
       </dl>
-      {schedule.deferred && <p className="schedule-note warn">{t('schedulesWaits', { reason: schedule.deferred })}</p>}
+      {schedule.deferred && (
+        <p className="schedule-note warn">
+          {t('schedulesWaits', {
+            reason: inLocale(schedule.deferred, schedule.deferred_translations ?? undefined, locale),
+          })}
+        </p>
+      )}
       {schedule.disabled_reason && !schedule.enabled && (
-        <p className="schedule-note">{t('schedulesTurnedOff', { reason: schedule.disabled_reason })}</p>
+        <p className="schedule-note" data-testid="schedule-turned-off">
+          {t('schedulesTurnedOff', {
+            reason: inLocale(schedule.disabled_reason, schedule.disabled_reason_translations ?? undefined, locale),
+          })}
+        </p>
       )}
       <p className="schedule-cost hint">
         {t('schedulesCostToday', {
@@ -175,7 +185,11 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
           {history.map((run) => (
             <li key={run.id}>
               <RunLine run={run} t={t} locale={locale} now={now} />
-              {run.summary && <p className="schedule-summary">{run.summary}</p>}
+              {run.summary && (
+                <p className="schedule-summary">
+                  {inLocale(run.summary, run.summary_translations ?? undefined, locale)}
+                </p>
+              )}
             </li>
           ))}
         </ol>

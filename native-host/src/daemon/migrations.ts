@@ -289,4 +289,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE schedule_runs ADD COLUMN used_ms REAL NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 10,
+    name: 'scheduled runs and tasks: what people are shown, in the panel languages besides English',
+    sql: `
+      -- JSON {"zh-CN": "…"} beside the English summary of a run and the reason a task was turned
+      -- off; NULL for rows written before (the panel then shows the English).
+      ALTER TABLE schedule_runs ADD COLUMN summary_translations TEXT;
+      ALTER TABLE schedules ADD COLUMN disabled_reason_translations TEXT;
+    `,
+  },
 ];

@@ -1,4 +1,4 @@
-import type { DaemonEvent, RunView } from '@nextai/shared';
+import { localizedMessage, say, verbatim, type DaemonEvent, type Localized, type RunView } from '@nextai/shared';
 
 import type { RunManager } from '../agent/run-manager.js';
 import type { Logger } from '../logger.js';
@@ -105,17 +105,33 @@ function resultOf(run: RunView): ExecutionResult {
   const cost = run.usage.cost_usd;
   switch (run.state) {
     case 'finished':
-      return { outcome: 'succeeded', summary: brief(run.result ?? 'Finished.'), costUsd: cost };
+      // The agent's own words are in the language it wrote them in.
+      return {
+        outcome: 'succeeded',
+        summary: run.result ? verbatim(brief(run.result)) : say('Finished.', '已完成。'),
+        costUsd: cost,
+      };
     case 'failed':
       return {
         outcome: run.error?.code === 'LIMIT_REACHED' ? 'limit_reached' : 'failed',
-        summary: brief(run.error?.message ?? 'The run failed.'),
+        summary: briefly(run.error, say('The run failed.', '运行失败。')),
         costUsd: cost,
         errorCode: run.error?.code,
       };
     default:
-      return { outcome: 'stopped', summary: brief(run.error?.message ?? 'The run was stopped.'), costUsd: cost };
+      return {
+        outcome: 'stopped',
+        summary: briefly(run.error, say('The run was stopped.', '运行已被停止。')),
+        costUsd: cost,
+      };
   }
+}
+
+/** A run's error in every language it was written in, kept short; `otherwise` when it has none. */
+function briefly(error: RunView['error'], otherwise: Localized): Localized {
+  if (!error) return otherwise;
+  const { en, 'zh-CN': zh } = localizedMessage(error.message, error.translations);
+  return { en: brief(en), 'zh-CN': brief(zh) };
 }
 
 function brief(text: string): string {

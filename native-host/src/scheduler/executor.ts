@@ -1,11 +1,12 @@
-import type { ScheduleOutcome } from '@nextai/shared';
+import type { Localized, ScheduleOutcome } from '@nextai/shared';
 
 import type { ScheduleRunRecord, ScheduleTask, StepRecord } from './schedule-store.js';
 
 /** How one run of a task ended. */
 export interface ExecutionResult {
   outcome: Exclude<ScheduleOutcome, 'skipped' | 'crashed' | 'interrupted'>;
-  summary: string;
+  /** How it went, in every language (the panel shows the person's). */
+  summary: Localized;
   costUsd: number;
   errorCode?: string | undefined;
 }

@@ -5,12 +5,14 @@ import {
   type EventType,
   type HeartbeatView,
   type PresenceView,
-  type ScheduleDefinition,
+  type ScheduleChanges,
   type ScheduleDefinitionInput,
   type ScheduleRunView,
   type ScheduleView,
   scheduleDefinitionSchema,
   describeZodError,
+  say,
+  translationsOf,
 } from '@nextai/shared';
 
 import type { Clock } from './clock.js';
@@ -45,7 +47,7 @@ export class ScheduleService {
     return this.view(task);
   }
 
-  update(ref: string, changes: Partial<ScheduleDefinition>): ScheduleView {
+  update(ref: string, changes: ScheduleChanges): ScheduleView {
     const { store, scheduler, clock } = this.options;
     const task = store.find(ref);
     const enabledOnly = Object.keys(changes).every((key) => key === 'enabled');
@@ -54,7 +56,7 @@ export class ScheduleService {
         task.id,
         changes.enabled,
         clock.now(),
-        changes.enabled ? null : 'turned off by the person',
+        changes.enabled ? null : say('by you', '由你手动关闭'),
       );
       scheduler.forget(task.id);
       this.options.events.append('schedule.changed', {
@@ -143,6 +145,7 @@ export class ScheduleService {
     const schedule = CronSchedule.parse(definition.cron, definition.timezone);
     const next = scheduler.nextRunAt(task);
     const last = store.lastRun(task.id);
+    const deferral = scheduler.deferralOf(task.id);
     return {
       id: task.id,
       name: task.name,
@@ -155,7 +158,8 @@ export class ScheduleService {
       project: definition.project,
       granted_tools: definition.granted_tools ?? null,
       enabled: task.enabled,
-      disabled_reason: task.disabledReason,
+      disabled_reason: task.disabledReason?.en ?? null,
+      disabled_reason_translations: task.disabledReason ? translationsOf(task.disabledReason) : null,
       catch_up: definition.catch_up,
       allow_overlap: definition.allow_overlap,
       retry_on_failure: definition.retry_on_failure,
@@ -167,7 +171,8 @@ export class ScheduleService {
       needs_screen: needsScreen(definition),
       next_run_at: next === null ? null : new Date(next).toISOString(),
       retry_at: task.retry ? new Date(task.retry.at).toISOString() : null,
-      deferred: scheduler.deferralOf(task.id),
+      deferred: deferral?.en ?? null,
+      deferred_translations: deferral ? translationsOf(deferral) : null,
       last_run: last ? runView(last) : null,
       running: scheduler.runningCount(task.id) > 0,
       cost_today_usd: store.costOnDay(task.id, dayIn(clock.now(), definition.timezone)),

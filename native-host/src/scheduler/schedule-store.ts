@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   say,
+  localizedMessage,
+  translationsOf,
+  type Localized,
+  type MessageTranslations,
   type ScheduleDefinition,
   type ScheduleLimits,
   type ScheduleOutcome,
@@ -29,7 +33,8 @@ export interface ScheduleTask {
   name: string;
   definition: TaskDefinition;
   enabled: boolean;
-  disabledReason: string | null;
+  /** Why the task was turned off, in every language (English is the record). */
+  disabledReason: Localized | null;
   /** Every cron time up to this instant has been dealt with. */
   cursorAt: number;
   /** A retry waiting: when, which attempt, for which cron time, and the history row it continues. */
@@ -91,7 +96,8 @@ export interface ScheduleRunRecord {
   missed: number;
   durationMs: number | null;
   costUsd: number;
-  summary: string | null;
+  /** How it went, in every language (English is the record; older rows have English only). */
+  summary: Localized | null;
   errorCode: string | null;
   runId: string | null;
   steps: StepRecord[];
@@ -106,6 +112,7 @@ interface TaskRow {
   definition: string;
   enabled: number;
   disabled_reason: string | null;
+  disabled_reason_translations: string | null;
   cursor_at: string;
   retry_at: string | null;
   retry_attempt: number | null;
@@ -131,6 +138,7 @@ interface RunRow {
   duration_ms: number | null;
   cost_usd: number;
   summary: string | null;
+  summary_translations: string | null;
   error_code: string | null;
   run_id: string | null;
   steps: string | null;
@@ -235,22 +243,23 @@ export class ScheduleStore {
   }
 
   /** Turns a task on or off. Turning it on forgets what it missed while off, and any crash streak. */
-  setEnabled(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
+  setEnabled(id: string, enabled: boolean, now: number, reason: Localized | null): ScheduleTask {
     return this.atomically(() => this.setEnabledNow(id, enabled, now, reason));
   }
 
-  private setEnabledNow(id: string, enabled: boolean, now: number, reason: string | null): ScheduleTask {
+  private setEnabledNow(id: string, enabled: boolean, now: number, reason: Localized | null): ScheduleTask {
     const task = this.get(id);
     const definition = { ...task.definition, enabled };
     this.write(
-      `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, updated_at = ?,
+      `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, disabled_reason_translations = ?, updated_at = ?,
            cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
            consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
            retry_at = CASE WHEN ? THEN NULL ELSE retry_at END
          WHERE id = ?`,
       enabled ? 1 : 0,
       JSON.stringify(definition),
-      enabled ? null : reason,
+      enabled || !reason ? null : reason.en,
+      enabled || !reason ? null : JSON.stringify(translationsOf(reason)),
       iso(now),
       enabled && !task.enabled ? 1 : 0,
       iso(now),
@@ -327,14 +336,14 @@ export class ScheduleStore {
     missed: number;
     state: RunState;
     outcome?: ScheduleOutcome;
-    summary?: string;
+    summary?: Localized;
   }): ScheduleRunRecord {
     const id = randomUUID();
     const finished = run.state === 'finished';
     this.write(
       `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
-           trigger, attempt, missed, duration_ms, summary)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           trigger, attempt, missed, duration_ms, summary, summary_translations)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       run.scheduleId,
       iso(run.scheduledFor),
@@ -347,7 +356,8 @@ export class ScheduleStore {
       run.attempt,
       run.missed,
       finished ? 0 : null,
-      run.summary ?? null,
+      run.summary?.en ?? null,
+      run.summary ? JSON.stringify(translationsOf(run.summary)) : null,
     );
     return this.getRun(id);
   }
@@ -376,20 +386,21 @@ export class ScheduleStore {
   /** Ends a run; a run that already ended is left as it was (false). */
   finishRun(
     id: string,
-    end: { at: number; outcome: ScheduleOutcome; costUsd: number; summary: string; errorCode?: string | undefined },
+    end: { at: number; outcome: ScheduleOutcome; costUsd: number; summary: Localized; errorCode?: string | undefined },
   ): boolean {
     return this.atomically(() => {
       const run = this.getRun(id);
       if (run.state === 'finished') return false;
       this.write(
         `UPDATE schedule_runs SET state = 'finished', finished_at = ?, outcome = ?, duration_ms = ?, cost_usd = ?,
-           summary = ?, error_code = ?, suspended = 0
+           summary = ?, summary_translations = ?, error_code = ?, suspended = 0
          WHERE id = ?`,
         iso(end.at),
         end.outcome,
         Math.max(0, end.at - run.startedAt),
         end.costUsd,
-        end.summary,
+        end.summary.en,
+        JSON.stringify(translationsOf(end.summary)),
         end.errorCode ?? null,
         id,
       );
@@ -449,7 +460,7 @@ function toTask(row: TaskRow): ScheduleTask {
     name: row.name,
     definition: JSON.parse(row.definition) as TaskDefinition,
     enabled: row.enabled === 1,
-    disabledReason: row.disabled_reason,
+    disabledReason: localized(row.disabled_reason, row.disabled_reason_translations),
     cursorAt: Date.parse(row.cursor_at),
     retry:
       row.retry_at !== null && row.retry_attempt !== null && row.retry_for !== null
@@ -481,7 +492,7 @@ function toRun(row: RunRow): ScheduleRunRecord {
     missed: row.missed,
     durationMs: row.duration_ms,
     costUsd: row.cost_usd,
-    summary: row.summary,
+    summary: localized(row.summary, row.summary_translations),
     errorCode: row.error_code,
     runId: row.run_id,
     steps: row.steps === null ? [] : (JSON.parse(row.steps) as StepRecord[]),
@@ -504,8 +515,15 @@ export function runView(run: ScheduleRunRecord): ScheduleRunView {
     missed: run.missed,
     duration_ms: run.durationMs,
     cost_usd: run.costUsd,
-    summary: run.summary,
+    summary: run.summary?.en ?? null,
+    summary_translations: run.summary ? translationsOf(run.summary) : null,
     error_code: run.errorCode,
     run_id: run.runId,
   };
+}
+
+/** English and its stored translations as one message; a language not stored shows the English. */
+function localized(en: string | null, translations: string | null): Localized | null {
+  if (en === null) return null;
+  return localizedMessage(en, translations === null ? undefined : (JSON.parse(translations) as MessageTranslations));
 }

@@ -1,3 +1,4 @@
+import { verbatim } from '@nextai/shared';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { makeHarness, type Harness } from './testing/harness.js';
@@ -40,7 +41,8 @@ describe('firing', () => {
     await h.advance(2 * MINUTE + 2_000);
     expect(h.executor.started).toHaveLength(1);
     expect(runs(task.id).map((run) => run.outcome)).toEqual([null, 'skipped', 'skipped']);
-    expect(runs(task.id)[1]?.summary).toContain('the previous run was still going');
+    expect(runs(task.id)[1]?.summary?.en).toContain('the previous run was still going');
+    expect(runs(task.id)[1]?.summary?.['zh-CN']).toContain('上一次运行还没结束');
     h.executor.started[0]!.finish();
     await h.advance(MINUTE);
     expect(h.executor.started).toHaveLength(2);
@@ -104,7 +106,10 @@ describe('catch-up after downtime', () => {
     expect(h.executor.started).toHaveLength(0);
     const [skipped] = runs(task.id);
     expect(skipped).toMatchObject({ outcome: 'skipped', missed: 4 });
-    expect(skipped?.summary).toContain('5 runs due from 2025-06-02T08:00:00.000Z to 2025-06-02T12:00:00.000Z');
+    expect(skipped?.summary?.en).toContain('5 runs due from 2025-06-02T08:00:00.000Z to 2025-06-02T12:00:00.000Z');
+    expect(skipped?.summary?.['zh-CN']).toBe(
+      '已跳过从 2025-06-02T08:00:00.000Z 到 2025-06-02T12:00:00.000Z 应运行的 5 次：守护进程没有运行或任务被暂缓时错过了。',
+    );
     await h.advance(HOUR);
     expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T13:00:00.000Z']);
   });
@@ -138,7 +143,7 @@ describe('retries', () => {
   it('retries a failed run with growing back-off, up to max_retries', async () => {
     h = await makeHarness('2025-06-02T08:59:59Z');
     const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, max_retries: 3, retry_backoff_seconds: 60 });
-    h.executor.behaviour = () => ({ outcome: 'failed', summary: 'disk full' });
+    h.executor.behaviour = () => ({ outcome: 'failed', summary: verbatim('disk full') });
     h.scheduler.start();
     await h.advance(2 * HOUR);
     expect(h.executor.started.map((run) => [run.at, run.attempt, run.trigger])).toEqual([
@@ -155,7 +160,7 @@ describe('retries', () => {
   it('does not retry what another try cannot change: a denial, a policy block', async () => {
     h = await makeHarness('2025-06-02T08:59:59Z');
     h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
-    h.executor.behaviour = () => ({ outcome: 'denied', summary: 'the person said no' });
+    h.executor.behaviour = () => ({ outcome: 'denied', summary: verbatim('the person said no') });
     h.scheduler.start();
     await h.advance(HOUR);
     expect(h.executor.started).toHaveLength(1);
@@ -165,7 +170,7 @@ describe('retries', () => {
     h = await makeHarness('2025-06-02T08:59:59Z');
     h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
     let calls = 0;
-    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: 'flaky' } : {});
+    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: verbatim('flaky') } : {});
     h.scheduler.start();
     await h.advance(HOUR);
     expect(h.executor.started.map((run) => run.attempt)).toEqual([1, 2]);
@@ -222,7 +227,8 @@ describe('cost cap', () => {
     expect(h.executor.started.map((run) => run.budgetUsd)).toEqual([5, 2]);
     const history = runs(task.id);
     expect(history.map((run) => run.outcome)).toEqual(['succeeded', 'succeeded', 'skipped']);
-    expect(history[2]?.summary).toContain('daily cost cap of $5 is reached ($6.0000 spent today)');
+    expect(history[2]?.summary?.en).toContain('daily cost cap of $5 is reached ($6.0000 spent today)');
+    expect(history[2]?.summary?.['zh-CN']).toContain('已达到每日费用上限 $5（今天已花费 $6.0000）');
     expect(h.notifications.filter((note) => note.title.includes('paused for today'))).toHaveLength(1);
     // The next day it runs again.
     h.clock.jump('2025-06-02T23:59:59Z');
@@ -249,7 +255,8 @@ describe('holding runs back', () => {
     h.scheduler.start();
     await h.advance(10 * MINUTE);
     expect(h.executor.started.map((run) => run.task)).toEqual(['urgent']);
-    expect(h.scheduler.deferralOf(calm.id)).toContain('battery');
+    expect(h.scheduler.deferralOf(calm.id)?.en).toContain('battery');
+    expect(h.scheduler.deferralOf(calm.id)?.['zh-CN']).toBe('电脑正在用电池供电（这个任务不紧急）');
     h.presence.set({ onBattery: false });
     await h.advance(1_000);
     expect(h.executor.started.map((run) => [run.task, run.trigger])).toEqual([
@@ -326,7 +333,8 @@ describe('crash-loop protection', () => {
     await h.advance(HOUR);
     const turnedOff = h.store.get(task.id);
     expect(turnedOff.enabled).toBe(false);
-    expect(turnedOff.disabledReason).toContain('its last 3 runs ended with the daemon dying');
+    expect(turnedOff.disabledReason?.en).toContain('its last 3 runs ended with the daemon dying');
+    expect(turnedOff.disabledReason?.['zh-CN']).toContain('它最近 3 次运行都以守护进程崩溃告终');
     expect(h.executor.started).toHaveLength(3);
     history = runs(task.id);
     expect(history.map((run) => run.outcome)).toEqual(['crashed', 'crashed', 'crashed']);
@@ -345,7 +353,7 @@ describe('crash-loop protection', () => {
     await h.advance(1_000);
     expect(h.executor.started).toHaveLength(2);
     expect(h.store.get(task.id).consecutiveCrashes).toBe(0);
-    h.executor.started[1]!.finish({ summary: 'all good', costUsd: 0.25 });
+    h.executor.started[1]!.finish({ summary: verbatim('all good'), costUsd: 0.25 });
     await h.advance(1_000);
     expect(runs(task.id)).toHaveLength(1);
     expect(runs(task.id)[0]).toMatchObject({ outcome: 'succeeded', costUsd: 0.25, runId: 'run-1' });
@@ -404,8 +412,10 @@ describe('fixed steps across a stop, a crash and a retry', () => {
     expect(retryAt(task.id)).toBeNull();
     const [run] = runs(task.id);
     expect(run).toMatchObject({ outcome: 'interrupted', errorCode: 'OUTCOME_UNKNOWN' });
-    expect(run?.summary).toContain('Step 2 of 3 (bash_execute) had begun and may or may not have happened');
-    expect(run?.summary).toContain('steps 1–1 are done');
+    expect(run?.summary?.en).toContain('Step 2 of 3 (bash_execute) had begun and may or may not have happened');
+    expect(run?.summary?.en).toContain('steps 1–1 are done');
+    expect(run?.summary?.['zh-CN']).toContain('第 2/3 步（bash_execute）已经开始，可能做了也可能没做');
+    expect(run?.summary?.['zh-CN']).toContain('（第 1–1 步已完成）');
     expect(h.notifications.at(-1)?.title).toBe('NextAI: "invoice" was interrupted and needs you to check a step');
   });
 
@@ -450,7 +460,8 @@ describe('fixed steps across a stop, a crash and a retry', () => {
       ['bash_execute', false, true],
       ['notification_send', false, true],
     ]);
-    expect(retried?.summary).toContain('Step 1 was done by an earlier attempt and not repeated');
+    expect(retried?.summary?.en).toContain('Step 1 was done by an earlier attempt and not repeated');
+    expect(retried?.summary?.['zh-CN']).toContain('第 1 步已由之前的尝试完成，没有重复。');
   });
 
   it('a retry after a crash during an approval wait goes on from that step too', async () => {
@@ -529,7 +540,7 @@ describe('decisions are written whole and durably', () => {
     h = await makeHarness('2025-06-02T08:59:59Z');
     const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED, retry_backoff_seconds: 60 });
     let calls = 0;
-    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: 'flaky' } : {});
+    h.executor.behaviour = () => (++calls === 1 ? { outcome: 'failed', summary: verbatim('flaky') } : {});
     h.scheduler.start();
     await h.advance(2_000);
     const retry = h.store.get(task.id).retry;
@@ -623,7 +634,7 @@ describe('a task changed while the scheduler looks', () => {
     await h.advance(0);
     const release = h.presence.hold();
     await h.clock.advance(2_000);
-    h.store.setEnabled(task.id, false, h.clock.now(), 'turned off by the person');
+    h.store.setEnabled(task.id, false, h.clock.now(), verbatim('turned off by the person'));
     release();
     await h.advance(1_000);
     expect(h.executor.started).toHaveLength(0);

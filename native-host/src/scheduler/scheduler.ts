@@ -1,4 +1,14 @@
-import { AppError, type EventData, type EventType, type ScheduleOutcome, type ScheduleTrigger } from '@nextai/shared';
+import {
+  AppError,
+  localizedError,
+  say,
+  translationsOf,
+  type EventData,
+  type EventType,
+  type Localized,
+  type ScheduleOutcome,
+  type ScheduleTrigger,
+} from '@nextai/shared';
 
 import type { Logger } from '../logger.js';
 import { CRASH_LIMIT, crashBackoffMs, planCatchUp, retryDelayMs, type DueTimes } from './catch-up.js';
@@ -69,7 +79,7 @@ interface Ended {
 
 type EndOfRun = {
   outcome: ScheduleOutcome;
-  summary: string;
+  summary: Localized;
   costUsd: number;
   errorCode?: string | undefined;
   at: number;
@@ -93,7 +103,8 @@ type EndOfRun = {
 export class Scheduler {
   private readonly active = new Map<string, Active>();
   private readonly schedules = new Map<string, { cron: string; timezone: string; schedule: CronSchedule }>();
-  private readonly deferred = new Map<string, string>();
+  /** Why a due run of each task waits, while it does (in every language: the panel shows it). */
+  private readonly deferred = new Map<string, Deferral>();
   private readonly capNotified = new Set<string>();
   /**
    * Tasks whose last decision could not be written (the database refused it — full, read-only):
@@ -170,7 +181,10 @@ export class Scheduler {
         active.execution.cancel('the daemon is stopping');
         this.end(historyId, active.taskId, {
           outcome: 'interrupted',
-          summary: 'The daemon stopped while this run was going; the step in progress was cut short.',
+          summary: say(
+            'The daemon stopped while this run was going; the step in progress was cut short.',
+            '这次运行进行中守护进程停止了，正在进行的那一步被中断。',
+          ),
           costUsd: run.costUsd,
           at: now,
         });
@@ -203,8 +217,8 @@ export class Scheduler {
   }
 
   /** Why a due run of the task waits, while it does. */
-  deferralOf(taskId: string): string | null {
-    return this.deferred.get(taskId) ?? null;
+  deferralOf(taskId: string): Localized | null {
+    return this.deferred.get(taskId)?.reason ?? null;
   }
 
   /** The next cron time of an enabled task, after what has been dealt with. */
@@ -352,7 +366,14 @@ export class Scheduler {
       // `each` queues behind the run going; otherwise what came due meanwhile is skipped.
       if (due && definition.catch_up !== 'each') {
         const first = due.times[0] ?? due.latest;
-        const skipped = this.recordSkip(task, first, due.latest, due.total, 'the previous run was still going', now);
+        const skipped = this.recordSkip(
+          task,
+          first,
+          due.latest,
+          due.total,
+          say('the previous run was still going', '上一次运行还没结束'),
+          now,
+        );
         store.setCursor(task.id, due.latest);
         after.push(() => this.emitRun(task.id, skipped));
       }
@@ -361,10 +382,16 @@ export class Scheduler {
     const oldest = Math.min(due?.times[0] ?? Infinity, task.retry?.at ?? Infinity);
     const deferral = this.deferral(task, presence, now, oldest);
     if (deferral) {
-      if (this.deferred.get(task.id) !== deferral) {
+      if (this.deferred.get(task.id)?.reason.en !== deferral.reason.en) {
         this.deferred.set(task.id, deferral);
-        this.options.log.info('a due task waits', { task: task.name, reason: deferral });
-        after.push(() => this.options.events.append('schedule.deferred', { schedule_id: task.id, reason: deferral }));
+        this.options.log.info('a due task waits', { task: task.name, reason: deferral.reason.en });
+        after.push(() =>
+          this.options.events.append('schedule.deferred', {
+            schedule_id: task.id,
+            reason: deferral.reason.en,
+            reason_translations: translationsOf(deferral.reason),
+          }),
+        );
       }
       return;
     }
@@ -372,7 +399,10 @@ export class Scheduler {
 
     const spent = this.spentToday(task, now);
     if (spent >= definition.daily_cost_cap_usd) {
-      const reason = `its daily cost cap of $${definition.daily_cost_cap_usd} is reached ($${spent.toFixed(4)} spent today)`;
+      const reason = say(
+        `its daily cost cap of $${definition.daily_cost_cap_usd} is reached ($${spent.toFixed(4)} spent today)`,
+        `已达到每日费用上限 $${definition.daily_cost_cap_usd}（今天已花费 $${spent.toFixed(4)}）`,
+      );
       if (due) {
         const skipped = this.recordSkip(task, due.times[0] ?? due.latest, due.latest, due.total, reason, now);
         store.setCursor(task.id, due.latest);
@@ -383,7 +413,7 @@ export class Scheduler {
       if (!this.capNotified.has(key)) {
         this.capNotified.add(key);
         after.push(() =>
-          this.announce(`NextAI: "${task.name}" paused for today`, `It will not run again today: ${reason}.`),
+          this.announce(`NextAI: "${task.name}" paused for today`, `It will not run again today: ${reason.en}.`),
         );
       }
       return;
@@ -401,7 +431,10 @@ export class Scheduler {
           plan.skipped.first,
           plan.skipped.last,
           plan.skipped.count,
-          'missed while the daemon was not running or the task was held back',
+          say(
+            'missed while the daemon was not running or the task was held back',
+            '守护进程没有运行或任务被暂缓时错过了',
+          ),
           now,
         );
         after.push(() => this.emitRun(task.id, skipped));
@@ -456,18 +489,40 @@ export class Scheduler {
   }
 
   /** Why a due run must wait now, or undefined. */
-  private deferral(task: ScheduleTask, presence: PresenceState, now: number, dueSince: number): string | undefined {
+  private deferral(task: ScheduleTask, presence: PresenceState, now: number, dueSince: number): Deferral | undefined {
     const emergency = this.options.emergency();
-    if (emergency.active) return `the emergency stop is on (${emergency.reason ?? 'no reason given'})`;
-    if (this.options.enabled && !this.options.enabled()) {
-      return 'the scheduler is turned off in config.json (scheduler.enabled)';
+    if (emergency.active) {
+      return {
+        reason: say(
+          `the emergency stop is on (${emergency.reason ?? 'no reason given'})`,
+          `紧急停止已开启（${emergency.reason ?? '未说明原因'}）`,
+        ),
+      };
     }
-    if (this.sleeping || presence.sleeping) return 'the machine is going to sleep';
+    if (this.options.enabled && !this.options.enabled()) {
+      return {
+        reason: say(
+          'the scheduler is turned off in config.json (scheduler.enabled)',
+          '定时任务在 config.json 中被关闭了（scheduler.enabled）',
+        ),
+      };
+    }
+    if (this.sleeping || presence.sleeping) {
+      return { reason: say('the machine is going to sleep', '电脑即将进入睡眠') };
+    }
     if (presence.screenLocked === true && needsScreen(task.definition)) {
-      return 'the screen is locked or off, and this task uses the screen';
+      return {
+        reason: say(
+          'the screen is locked or off, and this task uses the screen',
+          '屏幕已锁定或关闭，而这个任务要用到屏幕',
+        ),
+      };
     }
     if (presence.onBattery === true && !task.definition.urgent && now - dueSince < this.batteryDeferMaxMs) {
-      return 'the computer runs on battery (the task is not urgent)';
+      return {
+        reason: say('the computer runs on battery (the task is not urgent)', '电脑正在用电池供电（这个任务不紧急）'),
+        onBattery: true,
+      };
     }
     return undefined;
   }
@@ -559,7 +614,7 @@ export class Scheduler {
       const appError = error instanceof AppError ? error : undefined;
       this.end(run.id, task.id, {
         outcome: 'failed',
-        summary: `The run could not start: ${(error as Error).message}`,
+        summary: prefixed(say('The run could not start: ', '运行无法开始：'), localizedError(error)),
         costUsd: 0,
         errorCode: appError?.code,
         at: clock.now(),
@@ -589,7 +644,7 @@ export class Scheduler {
       (error: unknown) =>
         this.onDone(run.id, {
           outcome: 'failed',
-          summary: `The run failed unexpectedly: ${(error as Error).message}`,
+          summary: prefixed(say('The run failed unexpectedly: ', '运行意外失败：'), localizedError(error)),
           costUsd: 0,
         }),
     );
@@ -601,7 +656,9 @@ export class Scheduler {
     this.active.delete(historyId);
     active.cancelWallTimer();
     const outcome: ScheduleOutcome = active.timedOut ? 'timed_out' : result.outcome;
-    const summary = active.timedOut ? `Stopped at the wall-time limit. ${result.summary}` : result.summary;
+    const summary = active.timedOut
+      ? prefixed(say('Stopped at the wall-time limit. ', '到达运行时长上限，已停止。'), result.summary)
+      : result.summary;
     try {
       this.end(historyId, active.taskId, {
         outcome,
@@ -653,15 +710,24 @@ export class Scheduler {
       const unknown = uncertainStep(steps, before.steps);
       if (done === steps.length) {
         outcome = 'succeeded';
-        summary = `All ${steps.length} step${steps.length === 1 ? ' was' : 's were'} done before the run was cut short (${summary})`;
+        summary = say(
+          `All ${steps.length} step${steps.length === 1 ? ' was' : 's were'} done before the run was cut short (${summary.en})`,
+          `运行被中断之前，全部 ${steps.length} 步都已完成（${summary['zh-CN']}）`,
+        );
         errorCode = undefined;
       } else if (unknown) {
         uncertain = true;
         errorCode = 'OUTCOME_UNKNOWN';
-        summary =
-          `${summary} Step ${unknown.index + 1} of ${steps.length} (${unknown.record.tool}) had begun and may or may not ` +
-          `have happened, so the run is not tried again by itself: check what it did, then run what is left ` +
-          `yourself${done > 0 ? ` (steps 1–${done} are done)` : ''}, or \`nextai schedule run-now\` to run the task from the start.`;
+        const step = `${unknown.index + 1}`;
+        const tool = unknown.record.tool;
+        summary = say(
+          `${summary.en} Step ${step} of ${steps.length} (${tool}) had begun and may or may not ` +
+            `have happened, so the run is not tried again by itself: check what it did, then run what is left ` +
+            `yourself${done > 0 ? ` (steps 1–${done} are done)` : ''}, or \`nextai schedule run-now\` to run the task from the start.`,
+          `${summary['zh-CN']} 第 ${step}/${steps.length} 步（${tool}）已经开始，可能做了也可能没做，所以不会自动重试：` +
+            `请先查看它做了什么，再自己完成剩下的步骤${done > 0 ? `（第 1–${done} 步已完成）` : ''}，` +
+            `或用 \`nextai schedule run-now\` 从头运行这个任务。`,
+        );
       }
     }
     store.finishRun(historyId, { outcome, summary, costUsd: end.costUsd, errorCode, at: end.at });
@@ -679,7 +745,7 @@ export class Scheduler {
     const title = uncertain
       ? `NextAI: "${task.name}" ${OUTCOME_WORDS[run.outcome]} and needs you to check a step`
       : `NextAI: "${task.name}" ${OUTCOME_WORDS[run.outcome]}`;
-    this.announce(title, `${run.summary ?? ''}${then}`);
+    this.announce(title, `${run.summary?.en ?? ''}${then}`);
   }
 
   /** Plans the next attempt of a run that failed, if it gets one (part of the caller's transaction). */
@@ -713,13 +779,15 @@ export class Scheduler {
     first: number,
     last: number,
     count: number,
-    reason: string,
+    reason: Localized,
     now: number,
   ): ScheduleRunRecord {
+    const from = new Date(first).toISOString();
+    const to = new Date(last).toISOString();
     const span =
       count > 1
-        ? `${count} runs due from ${new Date(first).toISOString()} to ${new Date(last).toISOString()}`
-        : `the run due at ${new Date(last).toISOString()}`;
+        ? say(`${count} runs due from ${from} to ${to}`, `从 ${from} 到 ${to} 应运行的 ${count} 次`)
+        : say(`the run due at ${to}`, `${to} 应运行的那一次`);
     return this.options.store.insertRun({
       scheduleId: task.id,
       scheduledFor: last,
@@ -730,7 +798,7 @@ export class Scheduler {
       missed: Math.max(0, count - 1),
       state: 'finished',
       outcome: 'skipped',
-      summary: `Skipped ${span}: ${reason}.`,
+      summary: say(`Skipped ${span.en}: ${reason.en}.`, `已跳过${span['zh-CN']}：${reason['zh-CN']}。`),
     });
   }
 
@@ -772,14 +840,14 @@ export class Scheduler {
       }
       this.end(open.id, task.id, {
         outcome: 'interrupted',
-        summary: 'The daemon stopped during this run.',
+        summary: say('The daemon stopped during this run.', '这次运行期间守护进程停止了。'),
         costUsd: open.costUsd,
         at: now,
       });
       return;
     }
     // The crash streak, turning the task off, and the run's end: one decision, one transaction.
-    let disabled: string | undefined;
+    let disabled: Localized | undefined;
     let ended: Ended | undefined;
     store.atomically(() => {
       const crashes = task.consecutiveCrashes + 1;
@@ -791,13 +859,20 @@ export class Scheduler {
         consecutive_crashes: crashes,
       });
       if (crashes >= CRASH_LIMIT) {
-        const reason = `its last ${crashes} runs ended with the daemon dying; turned off so it cannot crash it again. Turn it on again with \`nextai schedule enable ${task.name}\` once fixed.`;
+        const enable = `\`nextai schedule enable ${task.name}\``;
+        const reason = say(
+          `its last ${crashes} runs ended with the daemon dying; turned off so it cannot crash it again. Turn it on again with ${enable} once fixed.`,
+          `它最近 ${crashes} 次运行都以守护进程崩溃告终；已关闭，免得再让守护进程崩溃。修好后用 ${enable} 重新开启。`,
+        );
         store.setEnabled(task.id, false, now, reason);
         store.setRetry(task.id, null);
         disabled = reason;
         ended = this.finish(open.id, task.id, {
           outcome: 'crashed',
-          summary: `The daemon died during this run; the task was turned off: ${reason}`,
+          summary: say(
+            `The daemon died during this run; the task was turned off: ${reason.en}`,
+            `这次运行期间守护进程崩溃了，任务已被关闭：${reason['zh-CN']}`,
+          ),
           costUsd: open.costUsd,
           at: now,
         });
@@ -806,13 +881,21 @@ export class Scheduler {
       if (open.runId !== null) return;
       ended = this.finish(open.id, task.id, {
         outcome: 'crashed',
-        summary: `The daemon died during this run (step ${open.steps.length} of ${task.definition.steps?.length ?? 0} was the last one begun).`,
+        summary: say(
+          `The daemon died during this run (step ${open.steps.length} of ${task.definition.steps?.length ?? 0} was the last one begun).`,
+          `这次运行期间守护进程崩溃了（最后开始的是第 ${open.steps.length}/${task.definition.steps?.length ?? 0} 步）。`,
+        ),
         costUsd: open.costUsd,
         at: now,
       });
     });
     if (disabled !== undefined) {
-      this.options.events.append('schedule.changed', { schedule_id: task.id, change: 'disabled', reason: disabled });
+      this.options.events.append('schedule.changed', {
+        schedule_id: task.id,
+        change: 'disabled',
+        reason: disabled.en,
+        reason_translations: translationsOf(disabled),
+      });
       if (open.runId !== null) {
         void this.options.executor.abandon(open.runId, 'its scheduled task crashed the daemon repeatedly');
       }
@@ -863,7 +946,7 @@ export class Scheduler {
     let next = now + this.maxSleepMs;
     for (const task of this.options.store.enabled()) {
       if (this.deferred.has(task.id)) {
-        const onBattery = this.deferred.get(task.id)?.includes('battery') ?? false;
+        const onBattery = this.deferred.get(task.id)?.onBattery === true;
         next = Math.min(next, now + (onBattery ? this.recheckMs * 3 : this.recheckMs));
         continue;
       }
@@ -894,7 +977,7 @@ export class Scheduler {
       attempt: run.attempt,
       ...(run.durationMs !== null ? { duration_ms: run.durationMs } : {}),
       ...(run.state === 'finished' ? { cost_usd: run.costUsd } : {}),
-      ...(run.summary ? { summary: run.summary } : {}),
+      ...(run.summary ? { summary: run.summary.en, summary_translations: translationsOf(run.summary) } : {}),
       ...(run.runId ? { run_id: run.runId } : {}),
     });
   }
@@ -906,6 +989,17 @@ export class Scheduler {
         this.options.log.warn('could not send a scheduler notification', { error: (error as Error).message }),
       );
   }
+}
+
+/** Why a due run waits; on battery the conditions are looked at less often. */
+interface Deferral {
+  reason: Localized;
+  onBattery?: true;
+}
+
+/** `lead` followed by `text`, in each language. */
+function prefixed(lead: Localized, text: Localized): Localized {
+  return say(lead.en + text.en, lead['zh-CN'] + text['zh-CN']);
 }
 
 /** Outcomes worth another try: the next attempt may go better. A denial, a block or a limit will not change. */

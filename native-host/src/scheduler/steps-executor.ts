@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { toAppError, type DaemonEvent, type ToolResult } from '@nextai/shared';
+import { localizedMessage, say, toAppError, type DaemonEvent, type ToolResult } from '@nextai/shared';
 
 import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
 import type { ExecutionContext, ExecutionResult } from './executor.js';
@@ -33,7 +33,14 @@ export async function runSteps(
   for (let index = first; index < steps.length; index++) {
     const step = steps[index]!;
     if (context.signal.aborted) {
-      return { outcome: 'stopped', summary: `Stopped before step ${index + 1} (${step.tool}).`, costUsd: 0 };
+      return {
+        outcome: 'stopped',
+        summary: say(
+          `Stopped before step ${index + 1} (${step.tool}).`,
+          `在第 ${index + 1} 步（${step.tool}）之前停止。`,
+        ),
+        costUsd: 0,
+      };
     }
     const callId = randomUUID();
     // The intent is on disk before the call: after a crash the history says which step was going.
@@ -76,7 +83,15 @@ export async function runSteps(
       );
     } catch (error) {
       const appError = toAppError(error, 'TOOL_FAILED');
-      result = { ok: false, error: { code: appError.code, message: appError.message }, duration_ms: 0 };
+      result = {
+        ok: false,
+        error: {
+          code: appError.code,
+          message: appError.message,
+          ...(appError.translations ? { translations: appError.translations } : {}),
+        },
+        duration_ms: 0,
+      };
     } finally {
       unsubscribe();
     }
@@ -88,10 +103,13 @@ export async function runSteps(
     if (!result.ok) record.error_code = result.error.code;
     context.onSteps(records);
     if (!result.ok) {
-      const label = `Step ${index + 1} of ${steps.length} (${step.tool})`;
+      const why = localizedMessage(result.error.message, result.error.translations);
       return {
         outcome: outcomeOf(result.error.code),
-        summary: `${label} did not succeed: ${result.error.message}`,
+        summary: say(
+          `Step ${index + 1} of ${steps.length} (${step.tool}) did not succeed: ${why.en}`,
+          `第 ${index + 1}/${steps.length} 步（${step.tool}）没有成功：${why['zh-CN']}`,
+        ),
         costUsd: 0,
         errorCode: result.error.code,
       };
@@ -101,11 +119,18 @@ export async function runSteps(
   const last = records.at(-1)?.summary;
   const earlier =
     first === 0
-      ? ''
-      : ` Step${first === 1 ? ' 1 was' : `s 1–${first} were`} done by an earlier attempt and not repeated.`;
+      ? say('', '')
+      : say(
+          ` Step${first === 1 ? ' 1 was' : `s 1–${first} were`} done by an earlier attempt and not repeated.`,
+          `第 ${first === 1 ? '1' : `1–${first}`} 步已由之前的尝试完成，没有重复。`,
+        );
+  // The last result is the tool's own output, shown as it is in both languages.
   return {
     outcome: 'succeeded',
-    summary: `${steps.length} step${steps.length === 1 ? '' : 's'} done (${tools}).${earlier}${last ? ` Last result: ${last}` : ''}`,
+    summary: say(
+      `${steps.length} step${steps.length === 1 ? '' : 's'} done (${tools}).${earlier.en}${last ? ` Last result: ${last}` : ''}`,
+      `已完成 ${steps.length} 步（${tools}）。${earlier['zh-CN']}${last ? `最后结果：${last}` : ''}`,
+    ),
     costUsd: 0,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { messageTranslationsSchema } from '../i18n.js';
 import { grantedToolSetSchema } from '../policy/config.js';
 
 /**
@@ -54,33 +55,54 @@ export const DEFAULT_SCHEDULE_LIMITS = {
 /** Money all runs of one task may spend in one day (in the task's time zone) unless it says otherwise. */
 export const DEFAULT_DAILY_COST_CAP_USD = 5;
 
+/** The fields of a task, without defaults (what an edit may change). */
+const scheduleDefinitionFields = {
+  name: z.string().trim().min(1).max(100),
+  /** Five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly. */
+  cron: z.string().trim().min(1).max(200),
+  /** An IANA zone such as "Asia/Shanghai"; the daemon's own zone when omitted. */
+  timezone: z.string().trim().min(1).max(100).optional(),
+  instruction: z.string().trim().min(1).max(20_000).optional(),
+  steps: z.array(scheduleStepSchema).min(1).max(50).optional(),
+  project: z.string().min(1).max(100).optional(),
+  /** The tools the task may use and restrictions on them; they can only tighten the project's policy. */
+  granted_tools: grantedToolSetSchema.optional(),
+  enabled: z.boolean(),
+  catch_up: catchUpPolicySchema,
+  /** Whether a run may start while the previous run of the same task is still going. */
+  allow_overlap: z.boolean(),
+  retry_on_failure: z.boolean(),
+  max_retries: z.number().int().min(0).max(10),
+  /** The first retry waits this long; each next one twice as long (at most an hour). */
+  retry_backoff_seconds: z.number().int().min(1).max(86_400),
+  limits: scheduleLimitsSchema,
+  daily_cost_cap_usd: z.number().positive().max(10_000),
+  /** Urgent tasks are not deferred while the computer runs on battery. */
+  urgent: z.boolean(),
+};
+
 /** A task as created: exactly one of `instruction` (an agent run) or `steps` (fixed tool calls). */
 export const scheduleDefinitionSchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    /** Five fields (minute hour day-of-month month day-of-week) or @hourly, @daily, @weekly, @monthly, @yearly. */
-    cron: z.string().trim().min(1).max(200),
-    /** An IANA zone such as "Asia/Shanghai"; the daemon's own zone when omitted. */
-    timezone: z.string().trim().min(1).max(100).optional(),
-    instruction: z.string().trim().min(1).max(20_000).optional(),
-    steps: z.array(scheduleStepSchema).min(1).max(50).optional(),
-    project: z.string().min(1).max(100).optional(),
-    /** The tools the task may use and restrictions on them; they can only tighten the project's policy. */
-    granted_tools: grantedToolSetSchema.optional(),
-    enabled: z.boolean().default(true),
-    catch_up: catchUpPolicySchema.default('once'),
-    /** Whether a run may start while the previous run of the same task is still going. */
-    allow_overlap: z.boolean().default(false),
-    retry_on_failure: z.boolean().default(true),
-    max_retries: z.number().int().min(0).max(10).default(3),
-    /** The first retry waits this long; each next one twice as long (at most an hour). */
-    retry_backoff_seconds: z.number().int().min(1).max(86_400).default(60),
-    limits: scheduleLimitsSchema.default({}),
-    daily_cost_cap_usd: z.number().positive().max(10_000).default(DEFAULT_DAILY_COST_CAP_USD),
-    /** Urgent tasks are not deferred while the computer runs on battery. */
-    urgent: z.boolean().default(false),
+    ...scheduleDefinitionFields,
+    enabled: scheduleDefinitionFields.enabled.default(true),
+    catch_up: scheduleDefinitionFields.catch_up.default('once'),
+    allow_overlap: scheduleDefinitionFields.allow_overlap.default(false),
+    retry_on_failure: scheduleDefinitionFields.retry_on_failure.default(true),
+    max_retries: scheduleDefinitionFields.max_retries.default(3),
+    retry_backoff_seconds: scheduleDefinitionFields.retry_backoff_seconds.default(60),
+    limits: scheduleDefinitionFields.limits.default({}),
+    daily_cost_cap_usd: scheduleDefinitionFields.daily_cost_cap_usd.default(DEFAULT_DAILY_COST_CAP_USD),
+    urgent: scheduleDefinitionFields.urgent.default(false),
   })
   .strict();
+
+/**
+ * Changes to a task: only the fields given. No defaults here — a default would put back every
+ * setting the change does not name (turning a task off must not reset its cost cap or limits).
+ */
+export const scheduleChangesSchema = z.object(scheduleDefinitionFields).partial().strict();
+export type ScheduleChanges = z.infer<typeof scheduleChangesSchema>;
 export type ScheduleDefinition = z.infer<typeof scheduleDefinitionSchema>;
 export type ScheduleDefinitionInput = z.input<typeof scheduleDefinitionSchema>;
 
@@ -118,7 +140,9 @@ export const scheduleRunViewSchema = z.object({
   missed: z.number().int(),
   duration_ms: z.number().nullable(),
   cost_usd: z.number(),
+  /** How it went, in English; `summary_translations` has it in the panel's other languages. */
   summary: z.string().nullable(),
+  summary_translations: messageTranslationsSchema.nullable(),
   error_code: z.string().nullable(),
   /** The agent run, for tasks with an instruction. */
   run_id: z.string().nullable(),
@@ -142,6 +166,7 @@ export const scheduleViewSchema = z.object({
   enabled: z.boolean(),
   /** Why the daemon turned the task off (it crashed the daemon repeatedly), if it did. */
   disabled_reason: z.string().nullable(),
+  disabled_reason_translations: messageTranslationsSchema.nullable(),
   catch_up: catchUpPolicySchema,
   allow_overlap: z.boolean(),
   retry_on_failure: z.boolean(),
@@ -162,6 +187,7 @@ export const scheduleViewSchema = z.object({
   retry_at: z.string().nullable(),
   /** Why a due run waits (on battery, screen locked, emergency stop…), while it does. */
   deferred: z.string().nullable(),
+  deferred_translations: messageTranslationsSchema.nullable(),
   last_run: scheduleRunViewSchema.nullable(),
   running: z.boolean(),
   cost_today_usd: z.number(),
@@ -223,7 +249,7 @@ export const SCHEDULE_METHODS = {
   'schedules.update': {
     params: z.object({
       id: scheduleRef,
-      changes: scheduleDefinitionSchema.partial().strict(),
+      changes: scheduleChangesSchema,
     }),
     result: z.object({ schedule: scheduleViewSchema }),
   },
@@ -260,6 +286,7 @@ export const SCHEDULE_EVENT_SCHEMAS = {
     schedule_id: z.string(),
     change: z.enum(['created', 'updated', 'deleted', 'enabled', 'disabled']),
     reason: z.string().optional(),
+    reason_translations: messageTranslationsSchema.optional(),
   }),
   /** A run of a task started, waits for the person, ended, or was skipped. */
   'schedule.run': z.object({
@@ -273,10 +300,15 @@ export const SCHEDULE_EVENT_SCHEMAS = {
     duration_ms: z.number().optional(),
     cost_usd: z.number().optional(),
     summary: z.string().optional(),
+    summary_translations: messageTranslationsSchema.optional(),
     run_id: z.string().optional(),
   }),
   /** A due run waits for a condition (battery, screen, emergency stop, sleep). */
-  'schedule.deferred': z.object({ schedule_id: z.string(), reason: z.string() }),
+  'schedule.deferred': z.object({
+    schedule_id: z.string(),
+    reason: z.string(),
+    reason_translations: messageTranslationsSchema.optional(),
+  }),
   'heartbeat.checked': z.object({
     open_items: z.number().int(),
     run_id: z.string().optional(),

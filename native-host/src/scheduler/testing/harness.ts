@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import {
   scheduleDefinitionSchema,
+  verbatim,
   type DaemonEvent,
   type ScheduleDefinitionInput,
   type ToolOutcome,
@@ -75,7 +76,7 @@ export class ScriptedExecutor implements TaskExecutor {
       carried: context.resume?.carried.length ?? 0,
       context,
       cancelled: undefined,
-      finish: (result = {}) => resolve({ outcome: 'succeeded', summary: 'done', costUsd: 0, ...result }),
+      finish: (result = {}) => resolve({ outcome: 'succeeded', summary: verbatim('done'), costUsd: 0, ...result }),
     };
     this.started.push(started);
     const behaviour = this.behaviour(task, started);
@@ -84,7 +85,7 @@ export class ScriptedExecutor implements TaskExecutor {
       done,
       cancel: (reason) => {
         started.cancelled = reason;
-        started.finish({ outcome: 'stopped', summary: reason });
+        started.finish({ outcome: 'stopped', summary: verbatim(reason) });
       },
     };
   }
