@@ -72,6 +72,18 @@ describe('nextai daemon', () => {
   it('starts cleanly over the stale socket of a daemon that was killed, keeping its events', async () => {
     home = makeHome();
     await runCli(['tool', 'system_info', '{"categories":["os"]}'], home.env);
+    // A shell session (full auto, so no person is asked): its private folder is what a killed
+    // daemon leaves behind.
+    fs.writeFileSync(
+      path.join(home.dir, 'config.json'),
+      JSON.stringify({ projects: { default_approval_template: 'full-auto' } }),
+      { mode: 0o600 },
+    );
+    const shell = await runCli(['tool', 'bash_execute', '{"command":"echo ready"}'], home.env);
+    expect(shell.code, shell.stderr).toBe(0);
+    const terminals = path.join(home.dir, 'run', 'terminals');
+    const left = fs.readdirSync(terminals);
+    expect(left).toHaveLength(1);
     const before = await statusJson(home.env);
     process.kill(before.pid as number, 'SIGKILL');
     await expect.poll(() => isAlive(before.pid as number)).toBe(false);
@@ -81,6 +93,8 @@ describe('nextai daemon', () => {
     expect(again.code).toBe(0);
     const after = await statusJson(home.env);
     expect(after.pid).not.toBe(before.pid);
+    // The killed daemon's shell folder is gone, not piled up.
+    expect(fs.readdirSync(terminals).filter((name) => left.includes(name))).toEqual([]);
     // The event log survived the crash: numbering continues where it was.
     expect(after.last_event_seq as number).toBeGreaterThan(before.last_event_seq as number);
   });

@@ -144,7 +144,13 @@ export class Daemon {
       homeDir,
       emit: (type, data) => events.append(type, data),
     };
-    this.hostTools = createHostHandlers(hostServices);
+    // Shell sessions keep their scripts and FIFOs under the data directory, not the OS temp folder:
+    // what a daemon that was killed left there is cleared here (this daemon holds the lock, so no
+    // other daemon uses it) instead of piling up.
+    const terminalRoot = path.join(paths.runDir, 'terminals');
+    fs.rmSync(terminalRoot, { recursive: true, force: true });
+    fs.mkdirSync(terminalRoot, { recursive: true, mode: 0o700 });
+    this.hostTools = createHostHandlers(hostServices, { terminalRoot });
     const browserConfig = readBrowserConfig(paths.configFile, log);
     const chromiumPath = findChromium(platform, browserConfig.executable_path, process.env);
     let domainGuard: { security: unknown; guard: DomainGuard } | undefined;

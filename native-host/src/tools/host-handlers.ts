@@ -22,11 +22,11 @@ export interface HostToolSet {
  * `satisfies` clause makes a tool added to the catalog without an entry here — or an entry for a
  * tool that does not exist — a type error.
  */
-export function createHostHandlers(services: HostServices): HostToolSet {
+export function createHostHandlers(services: HostServices, options: { terminalRoot?: string } = {}): HostToolSet {
   const apps = createAppHandlers(services);
   const system = createSystemHandlers(services);
   const files = createFileHandlers(services);
-  const terminal = createTerminalHandlers(services);
+  const terminal = createTerminalHandlers(services, { tmpRoot: options.terminalRoot });
   const input = createInputHandlers(services);
   const screen = createScreenHandlers(services);
   const groups: HandlerGroup<never>[] = [screen, input, apps, terminal, files, system];
