@@ -37,7 +37,11 @@ export function localizedMessage(message: string, translations: MessageTranslati
 }
 
 /** The message in `locale` when it was translated, else the English. */
-export function inLocale(message: string, translations: MessageTranslations | undefined, locale: Locale): string {
+export function inLocale(
+  message: string,
+  translations: MessageTranslations | null | undefined,
+  locale: Locale,
+): string {
   if (locale === 'en') return message;
   return translations?.[locale] ?? message;
 }

@@ -112,14 +112,14 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
       {schedule.deferred && (
         <p className="schedule-note warn">
           {t('schedulesWaits', {
-            reason: inLocale(schedule.deferred, schedule.deferred_translations ?? undefined, locale),
+            reason: inLocale(schedule.deferred, schedule.deferred_translations, locale),
           })}
         </p>
       )}
       {schedule.disabled_reason && !schedule.enabled && (
         <p className="schedule-note" data-testid="schedule-turned-off">
           {t('schedulesTurnedOff', {
-            reason: inLocale(schedule.disabled_reason, schedule.disabled_reason_translations ?? undefined, locale),
+            reason: inLocale(schedule.disabled_reason, schedule.disabled_reason_translations, locale),
           })}
         </p>
       )}
@@ -186,9 +186,7 @@ export function ScheduleCard(props: PanelProps & { schedule: ScheduleView; now: 
             <li key={run.id}>
               <RunLine run={run} t={t} locale={locale} now={now} />
               {run.summary && (
-                <p className="schedule-summary">
-                  {inLocale(run.summary, run.summary_translations ?? undefined, locale)}
-                </p>
+                <p className="schedule-summary">{inLocale(run.summary, run.summary_translations, locale)}</p>
               )}
             </li>
           ))}

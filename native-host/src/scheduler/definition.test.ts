@@ -1,19 +1,7 @@
-import type { Decision } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import { checkDefinition, needsScreen, type DefinitionChecks } from './definition.js';
-
-const allow: Decision = {
-  action: 'auto_approve',
-  risk: 'low',
-  default_risk: 'low',
-  layer: 'project_policy',
-  reason: 'allowed',
-  trail: [],
-  findings: [],
-  per_call: false,
-  translations: { 'zh-CN': { reason: '允许', findings: [] } },
-};
+import { ALLOWED } from './testing/harness.js';
 
 /** A project that forbids bash_execute and blocks writes under /etc. */
 const checks: DefinitionChecks = {
@@ -27,8 +15,8 @@ const checks: DefinitionChecks = {
       : undefined,
   explain: (step) =>
     String(step.input.path ?? '').startsWith('/etc')
-      ? { ...allow, action: 'always_block', layer: 'filesystem', reason: '/etc is denied.' }
-      : allow,
+      ? { ...ALLOWED, action: 'always_block', layer: 'filesystem', reason: '/etc is denied.' }
+      : ALLOWED,
 };
 
 const base = {

@@ -1,7 +1,7 @@
 import { verbatim } from '@nextai/shared';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { makeHarness, type Harness } from './testing/harness.js';
+import { makeHarness, type FakeGateway, type Harness } from './testing/harness.js';
 
 const FIXED = [{ tool: 'system_info', input: {} }];
 const MINUTE = 60_000;
@@ -379,6 +379,16 @@ describe('fixed steps across a stop, a crash and a retry', () => {
       reason: 'asks first',
     });
 
+  /** Gateway behaviour: the first bash_execute waits for the person; every other call succeeds. */
+  const bashWaitsForApprovalOnce = (): FakeGateway['behaviour'] => {
+    let asked = 0;
+    return (call) => {
+      if (call.tool !== 'bash_execute' || asked++ > 0) return { ok: true, output: 'ok' };
+      askApproval(call.callId);
+      return 'hang';
+    };
+  };
+
   it('a daemon stop aborts the step in progress and starts no later step', async () => {
     h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
     const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
@@ -436,12 +446,7 @@ describe('fixed steps across a stop, a crash and a retry', () => {
   it('a retry after a stop goes on after the finished steps; a step that only waited for approval is asked again', async () => {
     h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
     const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
-    let asked = 0;
-    h.gateway.behaviour = (call) => {
-      if (call.tool !== 'bash_execute' || asked++ > 0) return { ok: true, output: 'ok' };
-      askApproval(call.callId);
-      return 'hang';
-    };
+    h.gateway.behaviour = bashWaitsForApprovalOnce();
     h.scheduler.start();
     await h.advance(2_000);
     expect(runs(task.id)[0]?.state).toBe('waiting_approval');
@@ -467,12 +472,7 @@ describe('fixed steps across a stop, a crash and a retry', () => {
   it('a retry after a crash during an approval wait goes on from that step too', async () => {
     h = await makeHarness('2025-06-02T08:59:59Z', { realSteps: true });
     const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: INVOICE });
-    let asked = 0;
-    h.gateway.behaviour = (call) => {
-      if (call.tool !== 'bash_execute' || asked++ > 0) return { ok: true, output: 'ok' };
-      askApproval(call.callId);
-      return 'hang';
-    };
+    h.gateway.behaviour = bashWaitsForApprovalOnce();
     h.scheduler.start();
     await h.advance(2_000);
     h.crash().start();

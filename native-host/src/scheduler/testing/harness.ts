@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import {
   scheduleDefinitionSchema,
+  type Decision,
   verbatim,
   type DaemonEvent,
   type ScheduleDefinitionInput,
@@ -176,6 +177,19 @@ export interface Harness {
 const log = createLogger({ component: 'test', level: 'error' });
 let counter = 0;
 
+/** The policy's verdict that lets a step run (what the harness's checks answer for every step). */
+export const ALLOWED: Decision = {
+  action: 'auto_approve',
+  risk: 'low',
+  default_risk: 'low',
+  layer: 'project_policy',
+  reason: 'allowed',
+  trail: [],
+  findings: [],
+  per_call: false,
+  translations: { 'zh-CN': { reason: '允许', findings: [] } },
+};
+
 export async function makeHarness(start: string, harnessOptions: HarnessOptions = {}): Promise<Harness> {
   const { realSteps, ...options } = harnessOptions;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-sched-'));
@@ -233,17 +247,7 @@ export async function makeHarness(start: string, harnessOptions: HarnessOptions 
       const checked = checkDefinition(parsed, {
         projectId: (name) => name ?? 'default',
         forbids: () => undefined,
-        explain: () => ({
-          action: 'auto_approve',
-          risk: 'low',
-          default_risk: 'low',
-          layer: 'project_policy',
-          reason: 'allowed',
-          trail: [],
-          findings: [],
-          per_call: false,
-          translations: { 'zh-CN': { reason: '允许', findings: [] } },
-        }),
+        explain: () => ALLOWED,
       });
       const task = store.create(checked, clock.now());
       harness.scheduler.poke();
