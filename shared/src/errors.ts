@@ -61,6 +61,9 @@ export const ERROR_CODES = {
   TAB_NOT_GIVEN: -32066,
   /** A sensitive page action whose target changed after the policy decided (needs a new decision). */
   TARGET_CHANGED: -32067,
+
+  /** The operating-system sandbox could not start, so the command was not run (never unconfined instead). */
+  SANDBOX_UNAVAILABLE: -32070,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -16,7 +16,7 @@ export function registerPolicyCommand(program: Command): void {
     .argument('<tool>', 'tool name, e.g. bash_execute')
     .argument('[input]', 'tool input as JSON, e.g. \'{"command":"rm -rf build"}\'')
     .option('--project <name>', 'project whose policy applies (default: the default project)')
-    .option('--json', 'print JSON: decision, risk, layer, reason, findings, trail')
+    .option('--json', 'print JSON: decision, risk, layer, reason, findings, trail, sandboxed, sandbox')
     .action(async (tool: string, rawInput: string | undefined, options: { project?: string; json?: boolean }) => {
       const input = parseJsonObject(rawInput, 'tool input');
       const { decision, project } = await withDaemon((client) =>
@@ -37,6 +37,7 @@ export function registerPolicyCommand(program: Command): void {
           per_call: decision.per_call,
           trail: decision.trail,
           project,
+          ...(decision.sandbox ? { sandboxed: decision.sandbox.sandboxed, sandbox: decision.sandbox } : {}),
         });
         return;
       }
@@ -111,6 +112,17 @@ function printDecision(decision: Decision, project: string): void {
   printLine(`layer:    ${DECISION_LAYER_TITLES[decision.layer].en} (${decision.layer})`);
   printLine(`reason:   ${decision.reason}`);
   printLine(`project:  ${project}`);
+  const sandbox = decision.sandbox;
+  if (sandbox) {
+    printLine(`sandbox:  ${sandbox.summary}`);
+    if (sandbox.mechanism !== 'none') {
+      printLine(
+        `          ${sandbox.mechanism}; writable: ${sandbox.writable.join(', ') || 'none'}; network: ${sandbox.network}`,
+      );
+      if (sandbox.hidden.length > 0) printLine(`          hidden: ${sandbox.hidden.join(', ')}`);
+    }
+    for (const note of sandbox.notes ?? []) printLine(`          note: ${note}`);
+  }
   if (decision.findings.length > 0) {
     printLine('found:');
     for (const finding of decision.findings) printLine(`  - ${finding}`);

@@ -55,6 +55,8 @@ import { EventLog } from './event-log.js';
 import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
 import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
 import { ToolGateway } from './tool-gateway.js';
+import { createSandbox } from '../sandbox/select.js';
+import { SandboxService } from '../sandbox/service.js';
 
 export interface DaemonOptions {
   paths: DataPaths;
@@ -72,6 +74,8 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Power and presence; the one for `platform` when omitted. */
   presence?: PresenceMonitor;
+  /** The sandbox; the one for `platform` when omitted. */
+  sandbox?: SandboxService;
 }
 
 /**
@@ -95,6 +99,8 @@ export class Daemon {
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
   private readonly hostTools: HostToolSet;
+  /** The operating-system sandbox commands and apps run in. */
+  readonly sandbox: SandboxService;
   /** The daemon's own headless browser for browser tools when no extension is connected (issue #7). */
   private readonly headless: HeadlessBrowser | undefined;
   private stopping = false;
@@ -125,10 +131,36 @@ export class Daemon {
     });
     this.approvals = new ApprovalQueue(db, events);
     const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
+    // Everything the agent starts runs in the operating system's sandbox (issue #15); the policy
+    // judges against the same folders the sandbox is built from.
+    const sandbox =
+      options.sandbox ??
+      new SandboxService({
+        sandbox: createSandbox(platform),
+        platform,
+        homeDir,
+        security: () => policy.current.config.security,
+        own: guarded,
+      });
+    this.sandbox = sandbox;
+    const sandboxStatus = sandbox.status();
+    if (!sandboxStatus.available) {
+      log.warn('no sandbox: every command and app asks the person first', { reason: sandboxStatus.reason.en });
+    }
     // Commands are judged in their shell session's current directory; hostTools is set below,
     // before the gateway can assess anything.
-    const assessEnv = assessEnvFactory(platform, homeDir, guarded, (sessionId) =>
-      this.hostTools.terminalCwd(sessionId),
+    const assessEnv = assessEnvFactory(
+      platform,
+      homeDir,
+      guarded,
+      (sessionId) => this.hostTools.terminalCwd(sessionId),
+      {
+        get status() {
+          return sandbox.status();
+        },
+        folders: (granted) => sandbox.folders(granted),
+        describeHidden: (hidden) => sandbox.describeHidden(hidden),
+      },
     );
     const desktop = options.desktop ?? createDesktop(platform, process.env, homeDir);
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
@@ -143,6 +175,7 @@ export class Daemon {
       security: () => policy.current.config.security,
       homeDir,
       emit: (type, data) => events.append(type, data),
+      sandbox,
     };
     // Shell sessions keep their scripts and FIFOs under the data directory, not the OS temp folder:
     // what a daemon that was killed left there is cleared here (this daemon holds the lock, so no

@@ -37,10 +37,11 @@ import type { DataPaths } from '../paths.js';
 import { normalizeKey } from '../platform/keys.js';
 import type { Assessment } from '../policy/assess.js';
 import { decide } from '../policy/decide.js';
+import { effectiveRisk, runsConfined } from '../policy/sandbox-plan.js';
 import { requiredLevel } from '../policy/permission-levels.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import type { WebProvenance } from '../policy/web-provenance.js';
-import { isUnavailable, type HostHandlers, type ToolContext } from '../tools/types.js';
+import { isUnavailable, type HostHandlers, type SandboxPlacement, type ToolContext } from '../tools/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
@@ -164,7 +165,8 @@ export class ToolGateway {
     if (!input.success) {
       throw new AppError('INVALID_INPUT', `Invalid input for ${tool.name}: ${describeZodError(input.error)}`);
     }
-    return this.evaluate(tool, input.data as Record<string, unknown>, context);
+    const { decision, project } = this.evaluate(tool, input.data as Record<string, unknown>, context);
+    return { decision, project };
   }
 
   /**
@@ -281,7 +283,22 @@ export class ToolGateway {
       action: decision.action,
       layer: decision.layer,
       reason: decision.reason,
-      details: { findings: decision.findings },
+      details: {
+        findings: decision.findings,
+        ...(decision.sandbox
+          ? {
+              sandbox: {
+                sandboxed: decision.sandbox.sandboxed,
+                mechanism: decision.sandbox.mechanism,
+                network: decision.sandbox.network,
+                writable: decision.sandbox.writable,
+                hidden: decision.sandbox.hidden,
+                escapes: decision.sandbox.escapes,
+                ...(decision.sandbox.unavailable ? { unavailable: decision.sandbox.unavailable } : {}),
+              },
+            }
+          : {}),
+      },
     });
 
     if (decision.action === 'always_block') {
@@ -378,7 +395,7 @@ export class ToolGateway {
     }
 
     const executed = performance.now();
-    const outcome = await this.execute(tool, input, callId, context, signals.sensitive);
+    const outcome = await this.execute(tool, input, callId, context, signals.sensitive, evaluated.placement);
     if (outcome.ok && context.runId) {
       this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
       this.stageWebText(tool, input, context.runId, signals);
@@ -623,7 +640,7 @@ export class ToolGateway {
     input: Record<string, unknown>,
     context: CallContext,
     signals: WebSignals = {},
-  ): { decision: Decision; project: string } {
+  ): { decision: Decision; project: string; placement?: SandboxPlacement | undefined } {
     const project = this.options.policy.project(context.project);
     const security = this.options.policy.current.config.security;
     const assessment = this.options.assess(tool, input, context.grant);
@@ -633,7 +650,7 @@ export class ToolGateway {
       tool,
       analysis: assessment.analysis,
       guards: assessment.guards,
-      requiredLevel: requiredLevel(tool.name, input, assessment.analysis.risk),
+      requiredLevel: requiredLevel(tool.name, input, effectiveRisk(assessment.analysis.risk, assessment.sandbox?.plan)),
       permissionLevel: security.permission_level,
       project: { name: project.name, template: project.template ?? undefined, policy: project.approval },
       promptRules: context.promptRules,
@@ -644,8 +661,15 @@ export class ToolGateway {
       run,
       webContent: signals.webContent,
       tabAccess: signals.tabAccess,
+      sandbox: assessment.sandbox,
     });
-    return { decision, project: project.id };
+    const plan = assessment.sandbox?.plan;
+    const placement: SandboxPlacement | undefined = plan
+      ? runsConfined(plan)
+        ? { mode: 'confined', network: plan.network, granted: context.grant?.restrictions?.allowed_directories }
+        : { mode: 'outside' }
+      : undefined;
+    return { decision, project: project.id, placement };
   }
 
   private async execute(
@@ -654,6 +678,7 @@ export class ToolGateway {
     callId: string,
     context: CallContext,
     sensitive?: SensitiveTarget,
+    placement?: SandboxPlacement,
   ): Promise<ToolOutcome> {
     const controller = new AbortController();
     const onCancel = () => controller.abort(new AppError('DISCONNECTED', 'The caller went away.'));
@@ -661,7 +686,7 @@ export class ToolGateway {
     const work = (async (): Promise<ToolOutcome> => {
       const output =
         tool.runsIn === 'host'
-          ? await this.runOnHost(tool, input, controller.signal, callId, context)
+          ? await this.runOnHost(tool, input, controller.signal, callId, context, placement)
           : await this.runInBrowser(tool, input, callId, context, sensitive, controller.signal);
       if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
@@ -726,11 +751,13 @@ export class ToolGateway {
     signal: AbortSignal,
     callId: string,
     call: CallContext,
+    placement: SandboxPlacement | undefined,
   ): Promise<ToolOutcome> {
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
     const handler = this.options.handlers[tool.name] as (input: unknown, context: ToolContext) => Promise<unknown>;
     const context: ToolContext = {
+      ...(placement ? { sandbox: placement } : {}),
       signal,
       paths: this.options.paths,
       log: this.options.log.child(tool.name),

@@ -2,6 +2,7 @@ import type { Platform, SecurityConfig } from '@nextai/shared';
 
 import type { AssessEnv } from './assess.js';
 import { AppGuard, DomainGuard, FileGuard } from './guards/index.js';
+import type { SandboxView } from './sandbox-plan.js';
 import { analyzeShellCommand } from './shell/index.js';
 
 /**
@@ -13,6 +14,7 @@ export function assessEnvFactory(
   homeDir: string,
   guarded: string[],
   shellCwd?: AssessEnv['shellCwd'],
+  sandbox?: SandboxView,
 ): (security: SecurityConfig) => AssessEnv {
   let cached: { security: SecurityConfig; env: AssessEnv } | undefined;
   return (security) => {
@@ -34,6 +36,7 @@ export function assessEnvFactory(
         checkUrl: (url) => domains.checkUrl(url),
       },
       analyzeShell: (command, guards, options) => analyzeShellCommand(command, guards, options),
+      ...(sandbox ? { sandbox } : {}),
     };
     cached = { security, env };
     return env;

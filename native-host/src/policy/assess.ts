@@ -10,6 +10,14 @@ import {
 
 import { supportedShells } from '../tools/terminal/shells.js';
 import { lexicalAbsolute } from './guards/paths.js';
+import {
+  baseAssessment,
+  describeSandbox,
+  planCommand,
+  type SandboxAssessment,
+  type SandboxView,
+} from './sandbox-plan.js';
+import { ShellEffects } from './shell/effects.js';
 import type { GuardVerdict, ShellGuards } from './verdicts.js';
 
 /** What the shell analyser reports (see policy/shell). */
@@ -17,6 +25,9 @@ export interface ShellAnalysisLike {
   risk: RiskLevel;
   findings: { risk: RiskLevel; reason: Localized }[];
   blocked?: { layer: GuardVerdict['layer']; reason: Localized } | undefined;
+  /** What a sandbox would have to give it; without it, the command cannot run confined unasked. */
+  effects?: ShellEffects | undefined;
+  complete?: boolean | undefined;
 }
 
 export interface FileCheck {
@@ -53,13 +64,20 @@ export interface AssessEnv {
   checkApp(nameOrTitle: string): { allowed: boolean; reason?: Localized | undefined };
   shellGuards: ShellGuards;
   analyzeShell(command: string, guards: ShellGuards, options: { cwd: string; homeDir: string }): ShellAnalysisLike;
+  /** The operating-system sandbox, where this platform has one (absent: no sandbox layer at all). */
+  sandbox?: SandboxView | undefined;
 }
 
 export interface Assessment {
   /** Risk from what the input does, and why; it only ever raises the tool's default. */
   analysis: { risk: RiskLevel; findings: Localized[] };
   guards: GuardVerdict[];
+  /** For calls that start something: the sandbox it would run in, or why it leaves it, in words too. */
+  sandbox?: { plan: SandboxAssessment; summary: Localized } | undefined;
 }
+
+/** The tools whose processes run in the sandbox. */
+export const SANDBOXED_TOOLS = new Set(['bash_execute', 'bash_session', 'app_launch']);
 
 const FILE_VERBS = {
   reads: say('reads', '读取'),
@@ -174,6 +192,39 @@ export function assessInput(
     risk = higherRisk(risk, analysis.risk);
     return analysis;
   };
+  // The sandbox the call would run in (when this platform has a sandbox layer at all).
+  const grantedDirs = grant?.restrictions?.allowed_directories;
+  let sandbox: SandboxAssessment | undefined =
+    env.sandbox && SANDBOXED_TOOLS.has(tool.name) ? baseAssessment(env.sandbox, grantedDirs) : undefined;
+  const request = {
+    network: input.network === true,
+    outside: input.outside_sandbox === true ? { justification: stringOr(input.justification) } : undefined,
+  };
+  const confine = (analysis: ShellAnalysisLike) => {
+    if (!sandbox || !env.sandbox) return;
+    if (!analysis.effects) {
+      sandbox = {
+        ...sandbox,
+        escapes: [
+          {
+            why: say('the analysis could not tell what it needs', '分析无法判断它需要什么'),
+            floor: 'high',
+            changes: true,
+          },
+        ],
+      };
+      return;
+    }
+    sandbox = planCommand(
+      sandbox,
+      { effects: analysis.effects, complete: analysis.complete ?? false },
+      {
+        homeDir: env.homeDir,
+        hiddenPlaces: env.sandbox.folders(grantedDirs).hidden,
+        request,
+      },
+    );
+  };
 
   switch (tool.name) {
     case 'bash_execute': {
@@ -195,10 +246,20 @@ export function assessInput(
           if (!verdict) raise('critical', reason);
         }
       }
-      shell(String(input.command ?? ''), workingDir);
+      confine(shell(String(input.command ?? ''), workingDir));
       break;
     }
     case 'bash_session':
+      if (sandbox)
+        sandbox = planCommand(
+          sandbox,
+          { effects: new ShellEffects(), complete: true },
+          {
+            homeDir: env.homeDir,
+            hiddenPlaces: env.sandbox?.folders(grantedDirs).hidden ?? [],
+            request,
+          },
+        );
       if (
         input.action === 'create' &&
         typeof input.shell === 'string' &&
@@ -263,7 +324,22 @@ export function assessInput(
       const args = Array.isArray(input.args) ? input.args.map(String) : [];
       const base = name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
       if (COMMAND_RUNNERS.has(base) && args.length > 0) {
-        shell([name, ...args].map(shellQuote).join(' '), env.cwd);
+        confine(shell([name, ...args].map(shellQuote).join(' '), env.cwd));
+      } else if (sandbox) {
+        // A graphical app: on the display, with the same files as a command, and the network
+        // (browsers, mail and the like need it). A bare terminal or interpreter gets no network:
+        // what is typed into it later is judged as it is typed.
+        const runner = COMMAND_RUNNERS.has(base);
+        sandbox = planCommand(
+          sandbox,
+          { effects: new ShellEffects(), complete: true },
+          {
+            homeDir: env.homeDir,
+            hiddenPlaces: env.sandbox?.folders(grantedDirs).hidden ?? [],
+            request: runner ? request : { outside: request.outside },
+          },
+        );
+        if (!runner) sandbox.network = 'full';
       }
       break;
     }
@@ -296,7 +372,15 @@ export function assessInput(
     default:
       break;
   }
-  return { analysis: { risk, findings }, guards };
+  return {
+    analysis: { risk, findings },
+    guards,
+    ...(sandbox ? { sandbox: { plan: sandbox, summary: describeSandbox(sandbox, env.homeDir) } } : {}),
+  };
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The shells the terminal runs (tools/terminal/shells.ts), spelled as shellSpec accepts them. */

@@ -24,6 +24,7 @@ import {
 } from '@nextai/shared';
 
 import { LEVEL_REASONS } from './permission-levels.js';
+import { runsConfined, type SandboxAssessment } from './sandbox-plan.js';
 import type { GuardVerdict } from './verdicts.js';
 
 export interface DecisionInput {
@@ -49,6 +50,11 @@ export interface DecisionInput {
   webContent?: { reason: Localized } | undefined;
   /** The call lets the agent into a tab the person opened themselves: they approve each time. */
   tabAccess?: { reason: Localized } | undefined;
+  /**
+   * For calls that start something (commands, shell sessions, apps): the sandbox it would run in
+   * and `summary`, the sentence people read about it (sandbox-plan.ts).
+   */
+  sandbox?: { plan: SandboxAssessment; summary: Localized } | undefined;
 }
 
 /** Denials in a row, or in all, after which a run stops acting on its own (issue #3). */
@@ -72,11 +78,26 @@ export function decide(input: DecisionInput): Decision {
   const trail: TrailEntry[] = [];
   const defaultRisk = input.tool.risk;
   const guardRisk = input.guards.reduce<RiskLevel>((risk, verdict) => higherRisk(risk, verdict.risk), 'low');
-  const risk = higherRisk(higherRisk(defaultRisk, input.analysis.risk), guardRisk);
-  const findings: Localized[] = [
-    ...input.analysis.findings,
-    ...input.guards.filter((verdict) => !verdict.block).map((v) => v.reason),
-  ];
+  const guardFindings = input.guards.filter((verdict) => !verdict.block).map((v) => v.reason);
+  const sandbox = input.sandbox?.plan;
+  const confined = sandbox !== undefined && runsConfined(sandbox);
+  // Confined, only what the sandbox does not make harmless counts: destroying work in the writable
+  // folders. Leaving it, the command counts for everything it does, and at least what it leaves
+  // for — but no longer for the terminal's blanket default, which the analysis replaces. Without
+  // a sandbox, the terminal's default stands, as it always did.
+  let risk: RiskLevel;
+  let findings: Localized[];
+  if (sandbox && confined) {
+    risk = higherRisk(sandbox.confined.risk, guardRisk);
+    findings = [...sandbox.confined.findings, ...guardFindings];
+  } else if (sandbox?.available) {
+    const floor = sandbox.escapes.reduce<RiskLevel>((level, escape) => higherRisk(level, escape.floor), 'low');
+    risk = higherRisk(higherRisk(input.analysis.risk, floor), guardRisk);
+    findings = [...sandbox.escapes.map((escape) => escape.why), ...input.analysis.findings, ...guardFindings];
+  } else {
+    risk = higherRisk(higherRisk(defaultRisk, input.analysis.risk), guardRisk);
+    findings = [...input.analysis.findings, ...guardFindings];
+  }
   const finish = (action: ApprovalAction, layer: DecisionLayer, reason: Localized, perCall: boolean): Decision => ({
     action,
     risk,
@@ -87,8 +108,13 @@ export function decide(input: DecisionInput): Decision {
     findings: findings.map((finding) => finding.en),
     per_call: perCall,
     translations: {
-      'zh-CN': { reason: reason['zh-CN'], findings: findings.map((finding) => finding['zh-CN']) },
+      'zh-CN': {
+        reason: reason['zh-CN'],
+        findings: findings.map((finding) => finding['zh-CN']),
+        ...(input.sandbox ? { sandbox: sandboxInfo(input.sandbox, 'zh-CN') } : {}),
+      },
     },
+    ...(input.sandbox ? { sandbox: { ...sandboxInfo(input.sandbox, 'en'), ...sandboxShape(input.sandbox.plan) } } : {}),
   });
   const block = (layer: DecisionLayer, reason: Localized): Decision => {
     trail.push({ layer, action: 'always_block', reason: reason.en });
@@ -143,14 +169,27 @@ export function decide(input: DecisionInput): Decision {
     }
   }
 
-  // 2. The project's own policy.
+  // 2. The project's own policy — or, for a call the sandbox confines, the sandbox: it runs
+  //    without asking in every template but the locked one (observe), unless the person set this
+  //    tool or its category stricter, or what it can still destroy is high or critical risk.
   const { policy } = input.project;
   const project = projectLabel(input.project);
   const categoryOverride = categoryOverrideFor(policy.category_overrides, input.tool.category);
+  const personOverride = policy.tool_overrides[input.tool.name] ?? categoryOverride;
   let action: ApprovalAction;
   let layer: DecisionLayer = 'project_policy';
   let reason: Localized;
-  if (policy.tool_overrides[input.tool.name] !== undefined) {
+  if (
+    confined &&
+    input.sandbox &&
+    policy.mode !== 'locked' &&
+    !riskAtLeast(risk, 'high') &&
+    (personOverride === undefined || !isStricter(personOverride, 'auto_approve'))
+  ) {
+    action = 'auto_approve';
+    layer = 'sandbox';
+    reason = input.sandbox.summary;
+  } else if (policy.tool_overrides[input.tool.name] !== undefined) {
     action = policy.tool_overrides[input.tool.name]!;
     reason = say(
       `${project.en} sets ${input.tool.name} to ${describeAction(action)}.`,
@@ -184,6 +223,21 @@ export function decide(input: DecisionInput): Decision {
     );
   }
   trail.push({ layer, action, reason: reason.en });
+
+  // 2b. Leaving the sandbox to change something, or running with no sandbox at all, needs a
+  //     person in every template (a look at the computer's processes does not).
+  if (sandbox && !confined && input.sandbox) {
+    const changes = !sandbox.available || sandbox.escapes.some((escape) => escape.changes);
+    if (changes) {
+      trail.push({ layer: 'sandbox', action: 'require_approval', reason: input.sandbox.summary.en });
+      // Named even where the project asks anyway: leaving the sandbox is what the person decides.
+      if (!isStricter(action, 'require_approval')) {
+        action = 'require_approval';
+        layer = 'sandbox';
+        reason = input.sandbox.summary;
+      }
+    }
+  }
 
   // 3. Rules that can only tighten.
   const tighten = (candidate: ApprovalAction | undefined, candidateLayer: DecisionLayer, why: Localized) => {
@@ -293,6 +347,30 @@ export function decide(input: DecisionInput): Decision {
     trail.push({ layer, action, reason: reason.en });
   }
   return finish(action, layer, reason, perCall || personal !== undefined);
+}
+
+/** The sandbox part of a decision in one language. */
+function sandboxInfo(
+  sandbox: NonNullable<DecisionInput['sandbox']>,
+  locale: 'en' | 'zh-CN',
+): { summary: string; escapes: string[]; notes?: string[]; unavailable?: string } {
+  const { plan, summary } = sandbox;
+  return {
+    summary: summary[locale],
+    escapes: plan.escapes.map((escape) => escape.why[locale]),
+    ...(plan.notes.length > 0 ? { notes: plan.notes.map((note) => note[locale]) } : {}),
+    ...(plan.unavailable ? { unavailable: plan.unavailable[locale] } : {}),
+  };
+}
+
+function sandboxShape(plan: SandboxAssessment) {
+  return {
+    sandboxed: runsConfined(plan),
+    mechanism: plan.mechanism,
+    writable: plan.writable,
+    hidden: plan.hidden,
+    network: plan.network,
+  };
 }
 
 /** "The project "x" (Development template)", in each language. */

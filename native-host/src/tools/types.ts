@@ -4,6 +4,7 @@ import type {
   HandlerTable,
   HostToolName,
   Platform,
+  SandboxNetwork,
   SecurityConfig,
   ToolHandler,
 } from '@nextai/shared';
@@ -11,6 +12,7 @@ import type {
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
 import type { Desktop } from '../platform/desktop.js';
+import type { SandboxService } from '../sandbox/service.js';
 import type { BlobStore } from './blob-store.js';
 import type { ScreenSpace } from './screen-space.js';
 
@@ -32,7 +34,18 @@ export interface ToolContext {
    * (web_fetch's redirects).
    */
   grantedDomains?: string[];
+  /**
+   * Where a process this call starts runs, as the policy decided (commands, shell sessions,
+   * apps): confined by the sandbox — with the network or not, writable folders narrowed by the
+   * grant — or outside it, because a person agreed. Absent for other tools; a handler that
+   * starts something treats absence as "confined, no network".
+   */
+  sandbox?: SandboxPlacement;
 }
+
+export type SandboxPlacement =
+  | { mode: 'confined'; network: SandboxNetwork; granted?: string[] | undefined }
+  | { mode: 'outside' };
 
 /**
  * Daemon-lifetime services the host tools are built with (`createHostHandlers`). Tools that keep
@@ -55,6 +68,11 @@ export interface HostServices {
   homeDir: string;
   /** Appends an event to the daemon's event log (e.g. `file.changed` from file_watch). */
   emit<T extends EventType>(type: T, data: EventData<T>): void;
+  /**
+   * The operating-system sandbox that commands, shell sessions and apps start in. Host tools
+   * built without it (tests of the terminal's own mechanics) start processes directly.
+   */
+  sandbox?: SandboxService | undefined;
 }
 
 /** A group of handlers plus what must happen when the daemon stops (kill sessions, close watchers). */

@@ -14,7 +14,8 @@ const windowSchema = z.object({
 export const appLaunch = defineTool({
   name: 'app_launch',
   title: 'Launch an app',
-  description: 'Start an application by name or path, with optional arguments.',
+  description:
+    'Start an application by name or path, with optional arguments. It runs in the sandbox: it sees your files read-only (keys and passwords hidden), may change only the allowed folders, and starts with a fresh profile of its own. Set outside_sandbox (with a justification) only when it must use your own settings or change other files; the person is asked.',
   category: 'apps',
   risk: 'medium',
   effect: 'write',
@@ -24,6 +25,15 @@ export const appLaunch = defineTool({
     .object({
       name: z.string().min(1).describe('Application name or path to its executable'),
       args: z.array(z.string()).optional(),
+      outside_sandbox: z
+        .boolean()
+        .optional()
+        .describe("Run it with the person's full access instead of in the sandbox; the person is asked first"),
+      justification: z
+        .string()
+        .max(500)
+        .optional()
+        .describe('Why it must run outside the sandbox, shown to the person'),
     })
     .strict(),
   output: actionResultSchema.extend({ pid: z.number().int().optional(), name: z.string() }),

@@ -13,7 +13,8 @@ export const bashExecute = defineTool({
   name: 'bash_execute',
   title: 'Run a shell command',
   description:
-    'Run a command in a persistent shell session: `cd` and exported variables persist between calls of the same session. stdout, stderr and the exit code come back separately; long output is truncated with a notice. stdin is empty (a command waiting for input gets end-of-file) and there is no pager; a command still running at the time-out is killed with everything it started.',
+    'Run a command in a persistent shell session: `cd` and exported variables persist between calls of the same session. stdout, stderr and the exit code come back separately; long output is truncated with a notice. stdin is empty (a command waiting for input gets end-of-file) and there is no pager; a command still running at the time-out is killed with everything it started. ' +
+    "Commands run in a sandbox: the file system is read-only except the allowed folders and a private /tmp, keys, passwords and browser profiles are hidden, only the sandbox's own processes are visible, and there is no network unless the command needs it (curl, git fetch, npm install… get it). A command that needs more asks the person to leave the sandbox. If a command failed only because of the sandbox (read-only file system, no network), run it again with network: true or outside_sandbox: true and a justification.",
   category: 'terminal',
   risk: 'high',
   effect: 'destructive',
@@ -31,6 +32,21 @@ export const bashExecute = defineTool({
         .default(120_000)
         .describe('Milliseconds; on time-out the whole process group is killed'),
       working_dir: z.string().optional(),
+      network: z
+        .boolean()
+        .optional()
+        .describe(
+          'The command needs the internet although it is not a tool NextAI knows to need it; may ask the person',
+        ),
+      outside_sandbox: z
+        .boolean()
+        .optional()
+        .describe("Run it with the person's full access instead of in the sandbox; the person is asked first"),
+      justification: z
+        .string()
+        .max(500)
+        .optional()
+        .describe('Why it needs the network or to leave the sandbox, shown to the person'),
     })
     .strict(),
   output: z.object({
@@ -46,6 +62,10 @@ export const bashExecute = defineTool({
       .describe(
         'What the host did or saw besides the streams: a time-out, a restarted shell, text sent to the terminal',
       ),
+    sandbox: z
+      .enum(['confined', 'confined_network', 'outside'])
+      .optional()
+      .describe('Where it ran: in the sandbox (without or with the network), or outside it'),
   }),
 });
 

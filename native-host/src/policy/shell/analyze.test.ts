@@ -46,7 +46,12 @@ describe('result shape', () => {
   });
 
   it('has no findings for a harmless command', () => {
-    expect(analyze('ls -la')).toEqual({ risk: 'low', findings: [], commands: ['ls'], parsed: true });
+    const analysis = analyze('ls -la');
+    expect(analysis).toMatchObject({ risk: 'low', findings: [], commands: ['ls'], parsed: true, complete: true });
+    // It reads the current folder, and needs nothing a sandbox does not give.
+    expect(analysis.effects.needs).toEqual([]);
+    expect(analysis.effects.network.size).toBe(0);
+    expect(analysis.effects.paths).toEqual([]);
   });
 
   it('treats an empty command and a comment as harmless', () => {

@@ -3,10 +3,11 @@ import type { Node } from 'web-tree-sitter';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
 import { runInvocation } from './commands/index.js';
+import type { ShellEffects } from './effects.js';
 import { findHiddenCharacter } from './hidden-text.js';
 import type { Stdin } from './invocation.js';
 import { MAX_COMMAND_BYTES, assertShellAnalyzerReady, parseBash } from './parser.js';
-import { extend, joinZh } from './phrases.js';
+import { extend, joinZh, localized } from './phrases.js';
 import { AnalysisState, AnalysisTimeout, shorten, type ShellFinding } from './state.js';
 import { walkProgram } from './walk.js';
 
@@ -20,6 +21,12 @@ export interface ShellAnalysis {
   commands: string[];
   /** False when the command could not be parsed (or the parse timed out); the risk is then critical. */
   parsed: boolean;
+  /**
+   * What a sandbox would have to give it (effects.ts). Meaningful only when `complete`: an
+   * analysis that failed or ran out of time knows only part of what the command does.
+   */
+  effects: ShellEffects;
+  complete: boolean;
 }
 
 export interface AnalyzeOptions {
@@ -50,9 +57,11 @@ export function analyzeShellCommand(command: string, guards: ShellGuards, option
     analyzeText(text, st, stdin, excerpt);
   };
   let parsed = true;
+  let complete = true;
   try {
     parsed = analyzeText(command, st, { kind: 'terminal' }, undefined);
   } catch (error) {
+    complete = false;
     if (error instanceof AnalysisTimeout) {
       st.raise('critical', 'analysing the command took too long (fails closed)');
     } else {
@@ -72,6 +81,8 @@ export function analyzeShellCommand(command: string, guards: ShellGuards, option
     findings: st.findings(),
     commands: [...st.commands],
     parsed,
+    effects: st.effects,
+    complete: complete && parsed,
   };
   if (st.blocked) result.blocked = st.blocked;
   return result;
@@ -117,7 +128,9 @@ function analyzeText(text: string, st: AnalysisState, stdin: Stdin, excerpt: str
   }
   const result = parseBash(text, st.deadline);
   if (!result.ok) {
-    st.raise('critical', extend(result.reason, ' (fails closed)', '（无法确认安全，按最危险处理）'), excerpt ?? text);
+    const why = extend(result.reason, ' (fails closed)', '（无法确认安全，按最危险处理）');
+    st.raise('critical', why, excerpt ?? text);
+    st.effects.runsUnseenCode(localized(why), excerpt ?? text);
     return false;
   }
   st.depth += 1;

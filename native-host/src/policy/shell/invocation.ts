@@ -9,7 +9,7 @@ import {
   isBroadDirectory,
   resolveShellPath,
 } from './paths.js';
-import { extend, joinZh, type ShellPhrase } from './phrases.js';
+import { extend, joinZh, localized, type ShellPhrase } from './phrases.js';
 import type { AnalysisState } from './state.js';
 import { computedWord, type Word } from './words.js';
 
@@ -86,6 +86,7 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
   if (word.processSubstitution) return;
   const value = word.value;
   if (value === undefined) {
+    st.effects.path({ role, excerpt: inv.excerpt });
     computedPath(st, inv, role);
     return;
   }
@@ -93,6 +94,7 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
   const relative = !value.startsWith('/') && !value.startsWith('~');
   const cwds = relative ? st.cwds : [st.startDir];
   if (cwds === undefined) {
+    st.effects.path({ role, excerpt: inv.excerpt });
     computedPath(
       st,
       inv,
@@ -107,11 +109,16 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
   const access = READS.has(role) ? 'read' : 'write';
   for (const cwd of cwds) st.verdict(st.guards.checkPath(value, access, cwd), inv.excerpt);
   if (word.pattern) {
+    for (const cwd of cwds) {
+      const pattern = resolveShellPath(value, cwd, st.homeDir);
+      st.effects.path({ pattern, role, excerpt: inv.excerpt });
+    }
     checkPattern(st, inv, value, role, cwds);
     return;
   }
   for (const cwd of cwds) {
     const target = resolveShellPath(value, cwd, st.homeDir);
+    st.effects.path({ target, role, excerpt: inv.excerpt });
     if (target === undefined) {
       computedPath(st, inv, role);
       return;
@@ -204,11 +211,40 @@ function checkPattern(st: AnalysisState, inv: Place, value: string, role: PathRo
   }
 }
 
+/**
+ * Records that the command destroys what `word` names (a whole tree, or a work tree's uncommitted
+ * changes), for the sandbox to judge against the writable folders: see effects.ts.
+ */
+export function noteDestroyed(
+  st: AnalysisState,
+  inv: Place,
+  word: Word,
+  scope: 'tree' | 'changes',
+  how: Localized,
+): void {
+  const value = word.value;
+  const relative = value !== undefined && !value.startsWith('/') && !value.startsWith('~');
+  const cwds = value === undefined ? undefined : relative ? st.cwds : [st.startDir];
+  if (value === undefined || cwds === undefined) {
+    st.effects.destroy({ scope, how, excerpt: inv.excerpt });
+    return;
+  }
+  for (const cwd of cwds) {
+    const resolved = resolveShellPath(value, cwd, st.homeDir);
+    st.effects.destroy(
+      word.pattern
+        ? { pattern: resolved, scope, how, excerpt: inv.excerpt }
+        : { target: resolved, scope, how, excerpt: inv.excerpt },
+    );
+  }
+}
+
 /** Asks the network guard about a URL or host the command connects to. */
 export function checkUrl(st: AnalysisState, inv: Place, word: Word, scheme = 'http'): void {
   const value = word.value;
   if (value === undefined) {
     st.raise('critical', 'connects to an address computed at run time', inv.excerpt);
+    st.effects.needsNetwork(say('connects to an address computed at run time', '连接运行时才确定的地址'), inv.excerpt);
     return;
   }
   if (value === '') return;
@@ -218,6 +254,8 @@ export function checkUrl(st: AnalysisState, inv: Place, word: Word, scheme = 'ht
     return;
   }
   const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `${scheme}://${value}`;
+  const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(url)?.[1] || value;
+  st.effects.needsNetwork(say(`connects to ${host}`, `连接 ${host}`), inv.excerpt);
   st.verdict(st.guards.checkUrl(url), inv.excerpt);
 }
 
@@ -269,7 +307,9 @@ export function runShellText(
   stdin: Stdin = inv.stdin,
 ): void {
   if (text === undefined) {
-    report(st, inv, 'critical', extend(what, ' with text computed at run time', '，其内容在运行时才确定'));
+    const computed = extend(what, ' with text computed at run time', '，其内容在运行时才确定');
+    report(st, inv, 'critical', computed);
+    st.effects.runsUnseenCode(localized(computed), inv.excerpt);
     return;
   }
   st.analyzeText(text, inv.excerpt, stdin);

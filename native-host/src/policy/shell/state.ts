@@ -1,6 +1,7 @@
 import { RISK_LEVELS, higherRisk, say, type Localized, type RiskLevel } from '@nextai/shared';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
+import { ShellEffects } from './effects.js';
 import type { Invocation, Stdin } from './invocation.js';
 import { pathRules, type PathRules } from './paths.js';
 import { localized, type ShellPhrase } from './phrases.js';
@@ -58,6 +59,8 @@ export class AnalysisState {
   /** Syntax nesting of the walk, bounded so that deeply nested input cannot exhaust the stack. */
   nesting = 0;
   readonly rules: PathRules;
+  /** What a sandbox would have to give the command (effects.ts). */
+  readonly effects = new ShellEffects();
   /** Analyses one program start; wired by the analyser so that command handlers can recurse. */
   invoke: (inv: Invocation) => void = () => {
     throw new Error('AnalysisState.invoke is not wired');

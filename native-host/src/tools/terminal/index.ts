@@ -1,13 +1,18 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 
 import { lexicalAbsolute } from '../../policy/guards/paths.js';
+import { inside } from '../../sandbox/places.js';
+import type { SandboxService } from '../../sandbox/service.js';
 import { inheritedEnvironment } from '../../subprocess.js';
-import type { HandlerGroup, HostServices } from '../types.js';
+import type { HandlerGroup, HostServices, SandboxPlacement } from '../types.js';
+import { TerminalSession, type LaneName } from './lanes.js';
 import { processControlFor, type ProcessControl } from './processes.js';
-import { ShellSession, type CallResult } from './session.js';
-import { shellSpec } from './shells.js';
+import { ShellSession, type CallResult, type ShellLauncher } from './session.js';
+import { shellSpec, type ShellSpec } from './shells.js';
 
 export const DEFAULT_SESSION = 'default';
 export const MAX_SESSIONS = 16;
@@ -38,7 +43,9 @@ export interface TerminalHandlers extends HandlerGroup<'bash_execute' | 'bash_se
  * which is started by the first such call; other sessions come from `bash_session create`.
  */
 export function createTerminalHandlers(services: HostServices, options: TerminalOptions = {}): TerminalHandlers {
-  const sessions = new Map<string, ShellSession>();
+  const sessions = new Map<string, TerminalSession>();
+  const sandbox = services.sandbox;
+  const root = options.tmpRoot;
   const maxSessions = options.maxSessions ?? MAX_SESSIONS;
   const processes = options.processes ?? processControlFor(services.platform);
   let created = 0;
@@ -59,7 +66,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     GIT_TERMINAL_PROMPT: '0',
   });
 
-  const describe = (session: ShellSession) => ({
+  const describe = (session: TerminalSession) => ({
     session_id: session.id,
     shell: session.shell.name,
     cwd: session.cwd(),
@@ -68,7 +75,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
   const list = () => [...sessions.values()].map(describe);
   const names = () => (sessions.size > 0 ? [...sessions.keys()].join(', ') : 'none');
 
-  const open = (id: string, shellName: string): ShellSession => {
+  const open = (id: string, shellName: string): TerminalSession => {
     if (disposed) throw new AppError('UNAVAILABLE', 'The terminal tools are shutting down with the daemon.');
     if (sessions.size >= maxSessions) {
       throw new AppError(
@@ -80,22 +87,44 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     }
     const inheritedPath = inherited.PATH ?? inherited.Path;
     const shell = shellSpec(shellName, services.platform, inheritedPath);
-    const session = new ShellSession({
+    // The sandboxed shells of a session share one private /tmp, so a file one writes there the
+    // next can read (a download in the shell with the network, unpacked in the one without).
+    const sandboxTmp = sandbox ? fs.mkdtempSync(path.join(root ?? os.tmpdir(), 'nextai-sandbox-tmp-')) : undefined;
+    if (sandboxTmp) fs.chmodSync(sandboxTmp, 0o700);
+    const session = new TerminalSession(
       id,
       shell,
-      platform: services.platform,
-      cwd: services.homeDir,
-      env: environment(shell.file),
-      log: services.log.child(`terminal:${id}`),
-      processes,
-      tmpRoot: options.tmpRoot,
-      outputCap: options.outputCap,
-    });
+      services.homeDir,
+      (placement, cwd) =>
+        new ShellSession({
+          id,
+          shell,
+          platform: services.platform,
+          cwd,
+          env: environment(shell.file),
+          log: services.log.child(`terminal:${id}`),
+          processes,
+          tmpRoot: root,
+          outputCap: options.outputCap,
+          launcher:
+            sandbox && sandboxTmp && placement?.mode === 'confined'
+              ? sandboxLauncher(sandbox, placement, sandboxTmp, shell, services.homeDir)
+              : undefined,
+        }),
+      sandboxTmp,
+    );
     sessions.set(id, session);
     return session;
   };
 
-  const lookup = (id: string | undefined): ShellSession => {
+  /**
+   * Where a command runs: as the policy placed it. With a sandbox here, a call the gateway did
+   * not place (none should reach a handler another way) runs confined, without the network.
+   */
+  const placementOf = (placement: SandboxPlacement | undefined): SandboxPlacement | undefined =>
+    sandbox ? (placement ?? { mode: 'confined', network: 'none' }) : undefined;
+
+  const lookup = (id: string | undefined): TerminalSession => {
     const wanted = id ?? DEFAULT_SESSION;
     const session = sessions.get(wanted);
     if (session) return session;
@@ -118,7 +147,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     return id;
   };
 
-  const kill = async (session: ShellSession) => {
+  const kill = async (session: TerminalSession) => {
     sessions.delete(session.id);
     await session.kill();
   };
@@ -129,16 +158,19 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
         const session = lookup(input.session_id);
         const workingDir =
           input.working_dir === undefined ? undefined : checkedDirectory(input.working_dir, session, services);
-        const result = await session.run({
-          command: input.command,
-          workingDir,
-          timeoutMs: input.timeout,
-          signal: context.signal,
-        });
+        const result = await session.run(
+          {
+            command: input.command,
+            workingDir,
+            timeoutMs: input.timeout,
+            signal: context.signal,
+          },
+          placementOf(context.sandbox),
+        );
         return toOutput(session.id, result);
       },
 
-      bash_session: async (input) => {
+      bash_session: async (input, context) => {
         switch (input.action) {
           case 'create': {
             const id = input.session_id ?? newId();
@@ -156,7 +188,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
             const session = open(id, input.shell);
             try {
               // Started now, so a shell that cannot start fails here rather than at the first command.
-              await session.start();
+              await session.start(placementOf(context.sandbox));
             } catch (error) {
               await kill(session);
               throw error;
@@ -196,7 +228,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
 }
 
 /** `working_dir` as an absolute path (relative to the session's directory, `~` = home), checked to be a directory. */
-function checkedDirectory(value: string, session: ShellSession, services: HostServices): string {
+function checkedDirectory(value: string, session: TerminalSession, services: HostServices): string {
   const absolute = lexicalAbsolute(value, session.cwd() ?? services.homeDir, services.homeDir, services.platform);
   let stat: fs.Stats;
   try {
@@ -225,7 +257,7 @@ function checkedDirectory(value: string, session: ShellSession, services: HostSe
   return absolute;
 }
 
-function toOutput(sessionId: string, result: CallResult) {
+function toOutput(sessionId: string, result: CallResult & { lane: LaneName }) {
   return {
     stdout: result.stdout,
     stderr: result.stderr,
@@ -234,5 +266,37 @@ function toOutput(sessionId: string, result: CallResult) {
     timed_out: result.timedOut,
     truncated: result.truncated,
     ...(result.notices.length > 0 ? { notices: result.notices } : {}),
+    ...(result.lane === 'unconfined' ? {} : { sandbox: result.lane }),
+  };
+}
+
+/**
+ * Starts a session's shell inside the sandbox: the folders of the policy (narrowed by the
+ * call's grant), the session's private /tmp, and its own call files visible read-only (the shell
+ * sources them and writes to their FIFOs; it can change neither).
+ */
+function sandboxLauncher(
+  sandbox: SandboxService,
+  placement: Extract<SandboxPlacement, { mode: 'confined' }>,
+  tmpDir: string,
+  shell: ShellSpec,
+  homeDir: string,
+): ShellLauncher {
+  return {
+    wrap: (start, privateDir) => {
+      const profile = sandbox.profile({
+        granted: placement.granted,
+        network: placement.network,
+        tmpDir,
+        cwd: start.cwd,
+        visible: [privateDir],
+      });
+      // A folder the sandbox does not show (the computer's own /tmp) cannot be started in: home instead.
+      const shown =
+        !inside(start.cwd, '/tmp') || [homeDir, ...profile.writable].some((folder) => inside(start.cwd, folder));
+      if (!shown) profile.cwd = homeDir;
+      return sandbox.prepare([shell.file, ...shell.args], profile, start.env, { ownTerminal: true });
+    },
+    shellPid: (startedPid) => sandbox.commandPid(startedPid),
   };
 }

@@ -36,6 +36,21 @@ export interface SessionOptions {
   tmpRoot?: string;
   /** Cap per stream, in bytes. */
   outputCap?: number;
+  /**
+   * Starts the shell somewhere else than directly: inside the sandbox. Given the shell's program,
+   * arguments, environment and starting folder, and the session's private folder (which the
+   * shell must see to read its call files and write its FIFOs), it returns what to start instead.
+   */
+  launcher?: ShellLauncher;
+}
+
+export interface ShellLauncher {
+  wrap(
+    shell: { file: string; args: string[]; env: Record<string, string>; cwd: string },
+    privateDir: string,
+  ): { file: string; args: string[]; env: Record<string, string> };
+  /** The shell's own pid once it runs, given the pid the pty started (the launcher's helpers sit between). */
+  shellPid(startedPid: number): number | undefined;
 }
 
 export interface CallRequest {
@@ -60,7 +75,13 @@ export interface CallResult {
 
 interface ShellProcess {
   pty: IPty;
+  /** The shell itself: its directory, and where an interrupt goes. */
   pid: number;
+  /**
+   * What the pty started, the leader of the terminal session everything the shell starts belongs
+   * to: the shell itself, or the sandbox around it.
+   */
+  leader: number;
   exited: Promise<ShellExit>;
   exit?: ShellExit;
 }
@@ -190,7 +211,7 @@ export class ShellSession {
     this.killed = true;
     const current = this.current;
     if (current && !current.exit) {
-      await this.options.processes.killSession(current.pid).catch((error: unknown) => {
+      await this.options.processes.killSession(current.leader).catch((error: unknown) => {
         this.log.warn('could not end every process of a terminal session', { session: this.id, error: String(error) });
       });
       current.pty.kill();
@@ -242,14 +263,19 @@ export class ShellSession {
 
   private async spawnShell(cwd: string): Promise<void> {
     const pty = await loadPty();
+    const launcher = this.options.launcher;
+    // The launcher may refuse (the sandbox cannot start): then nothing starts at all.
+    const start = launcher
+      ? launcher.wrap({ file: this.shell.file, args: this.shell.args, env: this.options.env, cwd }, this.dir)
+      : { file: this.shell.file, args: this.shell.args, env: this.options.env };
     let spawned: IPty;
     try {
-      spawned = pty.spawn(this.shell.file, this.shell.args, {
+      spawned = pty.spawn(start.file, start.args, {
         name: 'dumb',
         cols: 200,
         rows: 50,
         cwd,
-        env: this.options.env,
+        env: start.env,
       });
     } catch (error) {
       throw new AppError('UNAVAILABLE', `Couldn't start ${this.shell.file}: ${String(error)}`, { cause: error });
@@ -258,6 +284,7 @@ export class ShellSession {
     const child: ShellProcess = {
       pty: spawned,
       pid: spawned.pid,
+      leader: spawned.pid,
       exited: new Promise((resolve) => {
         resolveExit = resolve;
       }),
@@ -285,20 +312,33 @@ export class ShellSession {
     const started = await Promise.race([this.waitForTerminal(ready, START_TIMEOUT_MS), child.exited.then(() => false)]);
     if (!started) {
       const output = this.terminalText.trim().slice(-500);
-      await this.options.processes.killSession(child.pid).catch(() => undefined);
+      await this.options.processes.killSession(child.leader).catch(() => undefined);
       spawned.kill();
       throw new AppError(
         'UNAVAILABLE',
-        `The ${this.shell.name} shell did not start${child.exit ? ` (${describeExit(child.exit)})` : ` within ${START_TIMEOUT_MS} ms`}.` +
+        `The ${this.shell.name} shell did not start${launcher ? ' in the sandbox' : ''}${child.exit ? ` (${describeExit(child.exit)})` : ` within ${START_TIMEOUT_MS} ms`}.` +
           (output ? ` It printed: ${output}` : ''),
         { details: { shell: this.shell.file } },
       );
+    }
+    if (launcher) {
+      // It answered, so it runs: the shell is the launcher's first process that is not its own.
+      const shellPid = launcher.shellPid(child.leader);
+      if (shellPid === undefined) {
+        await this.options.processes.killSession(child.leader).catch(() => undefined);
+        spawned.kill();
+        throw new AppError(
+          'UNAVAILABLE',
+          `The ${this.shell.name} shell started in the sandbox, but its process could not be found.`,
+        );
+      }
+      child.pid = shellPid;
     }
   }
 
   /** The shell ended by itself: nothing it started may outlive it (as when a terminal closes). */
   private afterShellExit(process: ShellProcess): void {
-    this.options.processes.killSession(process.pid).catch((error: unknown) => {
+    this.options.processes.killSession(process.leader).catch((error: unknown) => {
       this.log.warn('could not end the processes of an ended shell', { session: this.id, error: String(error) });
     });
   }
@@ -499,7 +539,7 @@ export class ShellSession {
 
   /** Ends the shell and everything in its session (it did not respond). */
   private async endShell(shell: ShellProcess): Promise<void> {
-    await this.options.processes.killSession(shell.pid).catch((error: unknown) => {
+    await this.options.processes.killSession(shell.leader).catch((error: unknown) => {
       this.log.warn('could not end every process of a terminal session', { session: this.id, error: String(error) });
     });
     shell.pty.kill();
@@ -529,7 +569,7 @@ export class ShellSession {
     const notices: string[] = [];
     const processes = this.options.processes;
     if (!processes.keepsShell) {
-      await processes.killStartedSince(shell.pid, since);
+      await processes.killStartedSince(shell.leader, since);
       notices.push(`The command ${what}; it was killed with the shell of session "${this.id}".`);
       this.restartReason = 'the previous command had to be killed together with the old one';
       return notices;
@@ -538,8 +578,10 @@ export class ShellSession {
       processes.signalForeground?.(shell.pid, 'SIGINT');
       interrupt(shell);
     };
+    // Everything the call started is in the terminal session the pty leads (sandbox helpers and
+    // the shell itself started before the call, so they are spared).
     const killRound = async () => {
-      await processes.killStartedSince(shell.pid, since, interruptAll);
+      await processes.killStartedSince(shell.leader, since, interruptAll);
     };
     // A look at every process costs milliseconds of this thread; with several sessions stopping at
     // once (emergency stop), looking at every slice would starve the very loop that waits.

@@ -5,6 +5,7 @@ import { say } from '@nextai/shared';
 import {
   RUNTIME_ARGS,
   checkPath,
+  noteDestroyed,
   noteWrittenFile,
   report,
   resolvedTargets,
@@ -43,6 +44,7 @@ const rm: Handler = (inv, st) => {
     if (operand.pattern && force) report(st, inv, 'critical', 'force-deletes every file a pattern matches');
     if (isFoundFiles(operand)) report(st, inv, 'critical', 'deletes every file find finds');
     checkPath(st, inv, operand, recursive ? 'writeTree' : 'delete');
+    if (recursive) noteDestroyed(st, inv, operand, 'tree', say('deletes', '删除'));
   }
 };
 
@@ -70,6 +72,10 @@ function copyTargets(
       report(st, inv, 'critical', 'moves away a top-level, home, current or parent folder');
     }
     checkPath(st, inv, source, sourceRole);
+    // Moved into the sandbox's own /tmp (gone with it), to /dev/null or somewhere unknown: lost.
+    if (sourceRole === 'writeTree' && movesOutOfReach(st, target)) {
+      noteDestroyed(st, inv, source, 'tree', say('moves away', '移走'));
+    }
   }
   if (!target) return;
   checkPath(st, inv, target, recursive ? 'writeTree' : 'write');
@@ -83,6 +89,17 @@ function copyTargets(
     checkPath(st, inv, inside, recursive ? 'writeTree' : 'write');
     carryOver(st, source, [target, inside]);
   }
+}
+
+/** Where a move would take files out of the person's reach: computed, /tmp or /dev/null. */
+function movesOutOfReach(st: AnalysisState, target: Word | undefined): boolean {
+  if (target === undefined) return false;
+  if (target.value === undefined) return true;
+  const places = resolvedTargets(st, target);
+  return (
+    places.length === 0 ||
+    places.some((place) => place === '/dev/null' || place === '/tmp' || place.startsWith('/tmp/'))
+  );
 }
 
 /** A copy of a downloaded or freshly written file is one too. */
@@ -306,6 +323,8 @@ const find: Handler = (inv, st) => {
     }
     if (value === '-delete') {
       report(st, inv, 'critical', 'deletes every file it finds (find -delete)');
+      for (const start of starts)
+        noteDestroyed(st, inv, start, 'tree', say('deletes what find finds in', '删除 find 找到的文件，位于'));
       continue;
     }
     if (value === '-files0-from') {

@@ -1,8 +1,17 @@
 import { say, type Localized } from '@nextai/shared';
 
-import { checkPath, checkUrl, joinedValue, report, runInner, runShellText, type Invocation } from '../invocation.js';
+import {
+  checkPath,
+  checkUrl,
+  joinedValue,
+  noteDestroyed,
+  report,
+  runInner,
+  runShellText,
+  type Invocation,
+} from '../invocation.js';
 import type { AnalysisState } from '../state.js';
-import type { Word } from '../words.js';
+import { literalWord, type Word } from '../words.js';
 import type { Handler } from './types.js';
 
 /** Config keys that name a program git runs, or point git at other settings, hooks or credentials. */
@@ -387,12 +396,28 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
         has(args, '-f', '--force', '--discard-changes', '--worktree', '-W', '-p', '--patch') ||
         (sub === 'restore' && !has(args, '--staged', '-S'));
       report(st, inv, discards ? 'high' : 'medium', discards ? 'throws away uncommitted changes' : runsGit(sub));
+      if (discards) {
+        noteDestroyed(
+          st,
+          inv,
+          literalWord('.'),
+          'changes',
+          say('throws away uncommitted changes in', '丢弃未提交的更改，位于'),
+        );
+      }
       return;
     }
     case 'reset':
-      if (has(args, '--hard', '--merge', '--keep'))
+      if (has(args, '--hard', '--merge', '--keep')) {
         report(st, inv, 'high', 'throws away commits or uncommitted changes');
-      else report(st, inv, 'medium', 'moves the current branch');
+        noteDestroyed(
+          st,
+          inv,
+          literalWord('.'),
+          'changes',
+          say('throws away uncommitted changes in', '丢弃未提交的更改，位于'),
+        );
+      } else report(st, inv, 'medium', 'moves the current branch');
       return;
     case 'clean': {
       if (has(args, '-n', '--dry-run')) return;
@@ -400,6 +425,9 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
       if (force && has(args, '-x', '-X', '-d'))
         report(st, inv, 'critical', 'deletes untracked and ignored files and folders');
       else report(st, inv, 'high', 'deletes untracked files');
+      const paths = operands(args);
+      const how = say('deletes the untracked files of', '删除未跟踪的文件，位于');
+      for (const place of paths.length > 0 ? paths : [literalWord('.')]) noteDestroyed(st, inv, place, 'tree', how);
       return;
     }
     case 'rm':

@@ -1,6 +1,7 @@
 import { say, verbatim, type Localized } from '@nextai/shared';
 
 import { checkPath, checkProgramArguments, report, runsWrittenFile, type Invocation } from '../invocation.js';
+import { noteSandboxNeeds, noteUnseenCode } from '../sandbox-needs.js';
 import type { AnalysisState } from '../state.js';
 import { BASIC_HANDLERS, SHELL_BUILTINS } from './basic.js';
 import { DATABASE_HANDLERS } from './databases.js';
@@ -66,6 +67,7 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
   if (name.value === undefined || !name.plain) {
     st.commands.add(name.text);
     report(st, inv, 'critical', 'the command to run is computed at run time');
+    noteUnseenCode(inv, st);
     return;
   }
   if (name.value === '') return;
@@ -91,6 +93,7 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
     runsWrittenFile(st, inv, name, 'shell');
     if (!SYSTEM_BIN.test(name.value)) {
       report(st, inv, 'high', say(`runs the program file ${name.value}`, `运行程序文件 ${name.value}`));
+      noteUnseenCode({ ...inv, program: name.value }, st);
     }
   } else if (st.functions.has(name.value)) {
     if (st.defining.includes(name.value)) {
@@ -109,12 +112,14 @@ export function runInvocation(inv: Invocation, st: AnalysisState): void {
   }
   const handler = HANDLERS.get(program);
   inv.program = program;
+  noteSandboxNeeds(inv, st);
   if (handler) handler(inv, st);
   else unknownProgram(inv, st);
 }
 
 /** A program NextAI has no rules for: it runs code nobody has looked at. */
 function unknownProgram(inv: Invocation, st: AnalysisState): void {
+  noteUnseenCode(inv, st);
   report(
     st,
     inv,

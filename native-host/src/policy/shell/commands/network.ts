@@ -1,6 +1,17 @@
 import path from 'node:path';
 
-import { checkPath, checkUrl, joinedValue, remoteHost, report, runShellText, type Invocation } from '../invocation.js';
+import { say } from '@nextai/shared';
+
+import {
+  checkPath,
+  checkUrl,
+  joinedValue,
+  noteDestroyed,
+  remoteHost,
+  report,
+  runShellText,
+  type Invocation,
+} from '../invocation.js';
 import { hasOption, optionValues, parseOptions, type OptionSpec, type ParsedArgs } from '../options.js';
 import { resolveShellPath } from '../paths.js';
 import type { AnalysisState } from '../state.js';
@@ -315,6 +326,15 @@ const rsync: Handler = (inv, st) => {
     checkPath(st, inv, file, 'write');
   const recursive = hasOption(parsed, '-r', '--recursive', '-a', '--archive');
   const remote = copyEnds(inv, st, parsed.operands, recursive);
+  const target = parsed.operands.at(-1);
+  if (
+    parsed.operands.length > 1 &&
+    target &&
+    (target.value === undefined || remoteHost(target.value) === undefined) &&
+    inv.args.some((arg) => /^--(?:delete|del|delete-\w+|remove-source-files)$/.test(arg.value ?? ''))
+  ) {
+    noteDestroyed(st, inv, target, 'tree', say('deletes what the source does not have in', '删除源中没有的内容，位于'));
+  }
   report(st, inv, remote ? 'high' : 'medium', remote ? 'copies files to or from another machine' : 'copies files');
 };
 

@@ -1,0 +1,398 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+import {
+  higherRisk,
+  say,
+  type Localized,
+  type RiskLevel,
+  type SandboxMechanism,
+  type SandboxNetwork,
+} from '@nextai/shared';
+
+import type { SandboxFolders } from '../sandbox/profile.js';
+import { inside } from '../sandbox/places.js';
+import type { SandboxStatus } from '../sandbox/types.js';
+import type { EscapeKind, ShellEffects } from './shell/effects.js';
+import { criticalWrite, isDiskDevice, isHarmlessDevice, pathRules } from './shell/paths.js';
+
+/**
+ * Whether a command can run inside the operating-system sandbox, with or without the network,
+ * or needs to leave it — and what stays risky even inside: destroying the person's work in the
+ * writable folders (DESIGN.md "Sandbox first"; issue #15).
+ */
+export interface SandboxAssessment {
+  mechanism: SandboxMechanism;
+  /** A sandbox can start here. When false, nothing runs unconfined without a person. */
+  available: boolean;
+  unavailable?: Localized | undefined;
+  network: SandboxNetwork;
+  /** Real paths the sandbox may change. */
+  writable: string[];
+  /** Places it cannot see, for people (`~/.ssh`…). */
+  hidden: string[];
+  notes: Localized[];
+  /** What it needs that the sandbox does not give; empty when it runs confined. */
+  escapes: Escape[];
+  /** What stays risky inside: mass destruction (critical), discarded changes, a network it asked for (high). */
+  confined: { risk: RiskLevel; findings: Localized[] };
+}
+
+export interface Escape {
+  why: Localized;
+  /** The least risk leaving for this reason carries. */
+  floor: RiskLevel;
+  /** It changes something outside (a person must agree); otherwise it only looks. */
+  changes: boolean;
+}
+
+/** What the policy knows of the sandbox here. */
+export interface SandboxView {
+  status: SandboxStatus;
+  /** The folders for a grant (undefined: no grant). */
+  folders(granted?: readonly string[]): SandboxFolders;
+  /** The places hidden, as people read them. */
+  describeHidden(hidden: readonly string[]): string[];
+}
+
+/** What the agent asked for besides the command: the network, or leaving the sandbox. */
+export interface SandboxRequest {
+  network?: boolean | undefined;
+  outside?: { justification?: string | undefined } | undefined;
+}
+
+const READ_ROLES = new Set(['read', 'list', 'exec', 'readTree', 'link']);
+
+/** The file-system facts the plan looks at (tests give their own). */
+export interface PlanFs {
+  exists(target: string): boolean;
+  /** The real path of the longest existing part, the rest appended. */
+  real(target: string): string;
+  isRepository(folder: string): boolean;
+}
+
+export const realPlanFs: PlanFs = {
+  exists: (target) => {
+    try {
+      fs.lstatSync(target);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  real: (target) => {
+    let existing = target;
+    const rest: string[] = [];
+    for (;;) {
+      try {
+        const real = fs.realpathSync.native(existing);
+        return rest.length === 0 ? real : path.posix.join(real, ...rest.reverse());
+      } catch {
+        const parent = path.posix.dirname(existing);
+        if (parent === existing) return target;
+        rest.push(path.posix.basename(existing));
+        existing = parent;
+      }
+    }
+  },
+  isRepository: (folder) => {
+    try {
+      return fs.statSync(path.posix.join(folder, '.git')).isDirectory();
+    } catch {
+      return false;
+    }
+  },
+};
+
+/** The sandbox for a call that starts something, before looking at what it runs. */
+export function baseAssessment(view: SandboxView, granted?: readonly string[]): SandboxAssessment {
+  const folders = view.folders(granted);
+  const status = view.status;
+  return {
+    mechanism: status.mechanism,
+    available: status.available,
+    ...(status.available ? {} : { unavailable: status.reason }),
+    network: 'none',
+    writable: folders.writable,
+    hidden: view.describeHidden(folders.hidden),
+    notes: folders.notes,
+    escapes: [],
+    confined: { risk: 'low', findings: [] },
+  };
+}
+
+/**
+ * Judges what a shell command does against the sandbox: paths it changes outside the writable
+ * folders, hidden places it reads, what it needs that no sandbox gives (privileges, the host's
+ * processes, services, devices, the desktop, keys) — each an escape — and what it destroys inside.
+ */
+export function planCommand(
+  base: SandboxAssessment,
+  analysis: { effects: ShellEffects; complete: boolean },
+  options: { homeDir: string; hiddenPlaces: readonly string[]; request?: SandboxRequest; files?: PlanFs },
+): SandboxAssessment {
+  const files = options.files ?? realPlanFs;
+  const plan: SandboxAssessment = { ...base, escapes: [], confined: { risk: 'low', findings: [] } };
+  const { effects } = analysis;
+  const escape = (why: Localized, floor: RiskLevel, changes: boolean) => {
+    if (!plan.escapes.some((known) => known.why.en === why.en)) plan.escapes.push({ why, floor, changes });
+  };
+  const confinedRisk = (risk: RiskLevel, why: Localized) => {
+    plan.confined.risk = higherRisk(plan.confined.risk, risk);
+    if (!plan.confined.findings.some((known) => known.en === why.en)) plan.confined.findings.push(why);
+  };
+  const writable = plan.writable;
+  const hidden = options.hiddenPlaces;
+  const inWritable = (target: string) => writable.some((folder) => inside(target, folder));
+  const isHidden = (target: string) => hidden.some((place) => inside(target, place));
+  // bubblewrap gives the sandbox a /tmp of its own (the person's home and the writable folders
+  // show through where they live under it); Seatbelt cannot, so there /tmp is simply read-only.
+  const privateTmp = (target: string) =>
+    plan.mechanism === 'bubblewrap' &&
+    inside(target, '/tmp') &&
+    !inside(target, options.homeDir) &&
+    !inWritable(target);
+  const rules = pathRules(options.homeDir, options.homeDir);
+  const shown = (target: string) =>
+    inside(target, options.homeDir) && target !== options.homeDir ? `~${target.slice(options.homeDir.length)}` : target;
+
+  for (const need of effects.needs) {
+    escape(need.why, NEED_FLOORS[need.kind], need.kind !== 'process_list');
+  }
+
+  for (const effect of effects.paths) {
+    const raw = effect.target ?? (effect.pattern ? fixedFolder(effect.pattern) : undefined);
+    // Unknown paths stay unknown: inside the sandbox a change there can only land in the
+    // writable folders or fail. Paths handed to a program NextAI does not know are the same.
+    if (raw === undefined || effect.role === 'unknown') continue;
+    if (/^\/dev\/(?:tcp|udp)\//.test(raw)) {
+      effects.needsNetwork(
+        say('opens a network connection through /dev/tcp', '通过 /dev/tcp 打开网络连接'),
+        effect.excerpt,
+      );
+      continue;
+    }
+    const reads = READ_ROLES.has(effect.role);
+    if (raw.startsWith('/dev/')) {
+      if (isHarmlessDevice(raw) || (reads && raw === '/dev/tty')) continue;
+      if (isDiskDevice(raw))
+        escape(say(`uses the disk or memory device ${raw}`, `使用磁盘或内存设备 ${raw}`), 'critical', true);
+      else
+        escape(
+          say(`uses the device ${raw}, which the sandbox does not have`, `使用设备 ${raw}，沙箱中没有它`),
+          'high',
+          true,
+        );
+      continue;
+    }
+    if (privateTmp(raw)) {
+      // The sandbox's /tmp is its own: a file of the computer's /tmp that exists now is not in it.
+      if (reads && raw !== '/tmp' && files.exists(raw) && !wroteEarlier(effects, raw)) {
+        escape(
+          say(
+            `reads ${raw}, in this computer's shared temporary folder, which the sandbox does not see`,
+            `读取 ${raw}，它位于这台电脑共用的临时文件夹中，沙箱看不到`,
+          ),
+          'low',
+          false,
+        );
+      }
+      continue;
+    }
+    const target = files.real(raw);
+    if (reads) {
+      if (isHidden(raw) || isHidden(target)) {
+        escape(say(`reads ${shown(raw)}, which the sandbox hides`, `读取 ${shown(raw)}，沙箱隐藏了它`), 'low', false);
+      }
+      continue;
+    }
+    if (isHidden(raw) || isHidden(target)) {
+      escape(say(`changes ${shown(raw)}, which the sandbox hides`, `更改 ${shown(raw)}，沙箱隐藏了它`), 'high', true);
+      continue;
+    }
+    if (inWritable(target)) {
+      const protectedPlace = criticalWrite(target, rules, false);
+      if (protectedPlace) {
+        escape(
+          say(
+            `changes ${shown(raw)}, which the sandbox keeps read-only (git hooks and config run commands later)`,
+            `更改 ${shown(raw)}，沙箱让它保持只读（git 钩子和配置以后会运行命令）`,
+          ),
+          'high',
+          true,
+        );
+      }
+      continue;
+    }
+    const where = writable.length > 0 ? writable.map(shown).join(', ') : say('none', '无').en;
+    escape(
+      say(
+        `${effect.role === 'create' ? 'creates' : 'changes'} ${shown(raw)}, outside the folders the sandbox may change (${where})`,
+        `${effect.role === 'create' ? '创建' : '更改'} ${shown(raw)}，不在沙箱可以更改的文件夹（${writable.length > 0 ? writable.map(shown).join('、') : '无'}）中`,
+      ),
+      'high',
+      true,
+    );
+  }
+
+  for (const destroyed of effects.destroys) destruction(destroyed);
+
+  const request = options.request;
+  if (effects.network.size > 0) plan.network = 'full';
+  if (request?.network && effects.network.size === 0) {
+    plan.network = 'full';
+    confinedRisk(
+      'high',
+      effects.unseenCode
+        ? say(
+            `the agent asks for the network for code NextAI cannot check (${effects.unseenCode.why.en})`,
+            `智能体为 NextAI 无法检查的代码申请网络（${effects.unseenCode.why['zh-CN']}）`,
+          )
+        : say(
+            'the agent asks for the network, which NextAI does not see this command needing',
+            '智能体申请网络，但 NextAI 看不出这条命令需要网络',
+          ),
+    );
+  }
+  if (request?.outside) {
+    const why = request.outside.justification?.trim();
+    escape(
+      why
+        ? say(
+            `the agent asks to run it outside the sandbox: "${why.slice(0, 300)}"`,
+            `智能体要求在沙箱外运行它：“${why.slice(0, 300)}”`,
+          )
+        : say('the agent asks to run it outside the sandbox', '智能体要求在沙箱外运行它'),
+      'high',
+      true,
+    );
+  }
+  // Leaving the sandbox is for what NextAI can see: code it cannot check never runs outside
+  // without a person, whatever the template (critical needs a person every time).
+  if (plan.escapes.length > 0 && effects.unseenCode) {
+    escape(
+      say(
+        `and ${effects.unseenCode.why.en}, which would then run outside the sandbox too`,
+        `并且${effects.unseenCode.why['zh-CN']}，它也会在沙箱外运行`,
+      ),
+      'critical',
+      true,
+    );
+  }
+  if (effects.overflow) {
+    confinedRisk(
+      'high',
+      say('touches more paths than NextAI follows one by one', '涉及的路径多到 NextAI 无法逐一核对'),
+    );
+  }
+  return plan;
+
+  function destruction(destroyed: ShellEffects['destroys'][number]): void {
+    const raw = destroyed.target ?? (destroyed.pattern ? fixedFolder(destroyed.pattern) : undefined);
+    if (raw === undefined) {
+      if (destroyed.scope === 'tree') {
+        confinedRisk(
+          'critical',
+          say(
+            `${destroyed.how.en} a folder only known at run time, which could be a whole project (${destroyed.excerpt})`,
+            `${destroyed.how['zh-CN']}一个运行时才确定的文件夹，它可能是整个项目（${destroyed.excerpt}）`,
+          ),
+        );
+      }
+      return;
+    }
+    if (privateTmp(raw)) return;
+    const target = files.real(raw);
+    if (!inWritable(target)) return; // Outside, it needs to leave the sandbox: judged above.
+    if (destroyed.scope === 'changes') {
+      confinedRisk('high', say(`${destroyed.how.en} ${shown(raw)}`, `${destroyed.how['zh-CN']} ${shown(raw)}`));
+      return;
+    }
+    // A writable folder itself, a folder holding one, a project in it, a repository or its history.
+    const whole =
+      writable.some((root) => inside(root, target) || path.posix.dirname(target) === root) ||
+      path.posix.basename(target) === '.git' ||
+      files.isRepository(target);
+    if (whole) {
+      confinedRisk(
+        'critical',
+        say(
+          `${destroyed.how.en} ${shown(raw)}${destroyed.pattern ? ' (everything a pattern matches)' : ''}: a whole project or writable folder, which the sandbox does not protect`,
+          `${destroyed.how['zh-CN']} ${shown(raw)}${destroyed.pattern ? '（通配模式匹配的全部内容）' : ''}：这是整个项目或可写文件夹，沙箱不会保护它`,
+        ),
+      );
+    }
+  }
+}
+
+/** The call runs inside the sandbox: one can start here and it needs nothing outside. */
+export function runsConfined(plan: SandboxAssessment): boolean {
+  return plan.available && plan.escapes.length === 0;
+}
+
+/**
+ * The risk that decides the permission level a call needs: a confined command is not the
+ * "unrestricted terminal" of L4, whatever it does inside (the template still judges that).
+ */
+export function effectiveRisk(analysisRisk: RiskLevel, plan: SandboxAssessment | undefined): RiskLevel {
+  return plan && runsConfined(plan) ? 'low' : analysisRisk;
+}
+
+/** The least risk each kind of leaving carries (the analysis may find more). */
+const NEED_FLOORS: Record<EscapeKind, RiskLevel> = {
+  privileges: 'critical',
+  host_processes: 'high',
+  process_list: 'low',
+  system: 'high',
+  devices: 'critical',
+  desktop: 'high',
+  secrets: 'high',
+  git_config: 'high',
+};
+
+/** The folder a pattern starts from: `/home/u/p/*.log` → `/home/u/p`. */
+function fixedFolder(pattern: string): string {
+  const glob = pattern.search(/[*?[{]/);
+  if (glob < 0) return pattern;
+  const fixed = pattern.slice(0, glob);
+  const folder = fixed.slice(0, fixed.lastIndexOf('/'));
+  return folder === '' ? '/' : folder;
+}
+
+/** This same command wrote the file before reading it (inside the sandbox's own /tmp). */
+function wroteEarlier(effects: ShellEffects, target: string): boolean {
+  return effects.paths.some(
+    (effect) => effect.target === target && (effect.role === 'write' || effect.role === 'create'),
+  );
+}
+
+/** The sentence the approval card and `policy explain` show. */
+export function describeSandbox(plan: SandboxAssessment, homeDir: string): Localized {
+  const shown = (folder: string) =>
+    inside(folder, homeDir) && folder !== homeDir ? `~${folder.slice(homeDir.length)}` : folder;
+  if (!plan.available) {
+    const why = plan.unavailable ?? say('no sandbox here', '这里没有沙箱');
+    return say(
+      `No sandbox here (${why.en}): it would run with your full access, so it asks you first.`,
+      `这里没有沙箱（${why['zh-CN']}）：它会以你的全部权限运行，所以先征求你的同意。`,
+    );
+  }
+  if (plan.escapes.some((escape) => escape.changes)) {
+    return say(
+      `Asks to leave the sandbox because it ${plan.escapes.map((escape) => escape.why.en).join('; ')}. If allowed, it runs with your full access.`,
+      `请求离开沙箱，因为它${plan.escapes.map((escape) => escape.why['zh-CN']).join('；')}。如果允许，它会以你的全部权限运行。`,
+    );
+  }
+  if (plan.escapes.length > 0) {
+    return say(
+      `Runs outside the sandbox, only looking: it ${plan.escapes.map((escape) => escape.why.en).join('; ')}.`,
+      `在沙箱外运行，只是查看：它${plan.escapes.map((escape) => escape.why['zh-CN']).join('；')}。`,
+    );
+  }
+  const folders = plan.writable.length > 0 ? plan.writable.map(shown).join(', ') : undefined;
+  const network = plan.network === 'full' ? say('network on', '可以联网') : say('no network', '不能联网');
+  return say(
+    `Runs in the sandbox: writes only in ${folders ?? 'its private temporary folder'}${folders ? ' and a private temporary folder' : ''}; ${network.en}; your keys, passwords and NextAI's own files are hidden.`,
+    `在沙箱中运行：只能写入${folders ? `${plan.writable.map(shown).join('、')}和一个私有临时文件夹` : '它自己的临时文件夹'}；${network['zh-CN']}；你的密钥、密码和 NextAI 自身文件对它不可见。`,
+  );
+}

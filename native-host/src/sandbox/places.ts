@@ -1,0 +1,74 @@
+import path from 'node:path';
+
+/**
+ * The places a sandboxed process never sees, whatever folders the person allows: keys and
+ * passwords, browser profiles with their cookies, shell histories, and the sockets of services
+ * that would act for it outside (the session bus, the user's systemd, container daemons, agents).
+ * Home-relative entries start with `~/`. A missing entry is harmless: there is nothing to read.
+ */
+const HOME_SECRETS = [
+  // Keys and credential stores.
+  '.ssh', '.gnupg', '.aws', '.azure', '.config/gcloud', '.kube', '.docker', '.config/gh', '.config/hub',
+  '.netrc', '.git-credentials', '.config/git/credentials', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc',
+  '.gem/credentials', '.cargo/credentials', '.cargo/credentials.toml', '.terraform.d', '.vault-token', '.pgpass',
+  '.my.cnf', '.password-store', '.local/share/keyrings', '.local/share/kwalletd', '.config/rclone',
+  '.config/Bitwarden', '.config/1Password', '.config/keepassxc', '.pki',
+  // Browsers and mail: cookies, saved passwords, session tokens.
+  '.mozilla', '.thunderbird', '.config/google-chrome', '.config/google-chrome-beta', '.config/chromium',
+  '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', '.librewolf',
+  'snap/firefox', 'snap/chromium',
+  // What the person typed before: passwords pasted at a prompt end up here.
+  '.bash_history', '.zsh_history', '.zhistory', '.history', '.python_history', '.node_repl_history',
+  '.psql_history', '.mysql_history', '.sqlite_history', '.lesshst', '.local/share/fish/fish_history',
+  // macOS.
+  'Library/Keychains', 'Library/Cookies', 'Library/Safari', 'Library/Mail', 'Library/Messages',
+  'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware', 'Library/Application Support/Microsoft Edge',
+  // NextAI's default data directory (the one in use is added by the daemon, wherever it is).
+  '.nextai-agent',
+]; // prettier-ignore
+
+/** System files with secrets, and folders of sockets that act for whoever connects. */
+const SYSTEM_SECRETS: Record<'linux' | 'macos', string[]> = {
+  linux: ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d',
+    '/etc/ssh/ssh_host_rsa_key', '/etc/ssh/ssh_host_ecdsa_key', '/etc/ssh/ssh_host_ed25519_key',
+    '/etc/ssh/ssh_host_dsa_key', '/var/run/docker.sock'],
+  macos: ['/etc/sudoers', '/private/etc/sudoers', '/private/etc/sudoers.d', '/Library/Keychains',
+    '/var/run/docker.sock', '/private/var/run/docker.sock'],
+}; // prettier-ignore
+
+export type SandboxPlatform = 'linux' | 'macos';
+
+/** The secret places for this home folder, as absolute paths (they may not exist). */
+export function secretPlaces(homeDir: string, platform: SandboxPlatform): string[] {
+  return [...HOME_SECRETS.map((relative) => path.posix.join(homeDir, relative)), ...SYSTEM_SECRETS[platform]];
+}
+
+/**
+ * Folders whose every file is a system's own: making one of them (or a folder above one)
+ * writable would let a sandboxed command change the programs everybody runs.
+ */
+const SYSTEM_TREES = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/run',
+  '/sbin', '/sys', '/usr', '/var', '/System', '/Library', '/Applications', '/private', '/opt', '/srv', '/snap',
+  '/nix', '/root', '/home', '/Users', '/Volumes', '/mnt', '/media']; // prettier-ignore
+/** Below these system trees, a folder of its own is ordinary work space (a server's site, an app). */
+const WORK_BELOW = ['/opt', '/srv', '/var/www', '/mnt', '/media', '/Volumes', '/home', '/Users', '/private/tmp'];
+
+/**
+ * Why `folder` (a real path) cannot be writable in a sandbox, or undefined when it can: the whole
+ * file system, the home folder or a folder holding it (its start-up files and keys would be
+ * writable), or a system folder.
+ */
+export function tooBroadToWrite(folder: string, homeDir: string): 'root' | 'home' | 'system' | undefined {
+  if (folder === '/') return 'root';
+  if (inside(homeDir, folder)) return 'home';
+  if (WORK_BELOW.some((base) => folder !== base && inside(folder, base))) return undefined;
+  if (SYSTEM_TREES.some((tree) => inside(folder, tree) || inside(tree, folder))) return 'system';
+  return undefined;
+}
+
+/** `target` is `base` or below it (both absolute, normalised). */
+export function inside(target: string, base: string): boolean {
+  if (base === '/') return target.startsWith('/');
+  return target === base || target.startsWith(`${base}/`);
+}

@@ -1,0 +1,18 @@
+import type { Platform } from '@nextai/shared';
+
+import { Bubblewrap } from './bubblewrap.js';
+import { NoSandbox } from './no-sandbox.js';
+import { Seatbelt } from './seatbelt.js';
+import type { Sandbox } from './types.js';
+
+/** The one place that picks the sandbox for the running OS (the platform comes from platform/current.ts). */
+export function createSandbox(platform: Platform): Sandbox {
+  switch (platform) {
+    case 'linux':
+      return new Bubblewrap();
+    case 'macos':
+      return new Seatbelt();
+    case 'windows':
+      return new NoSandbox();
+  }
+}

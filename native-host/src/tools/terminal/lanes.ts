@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+
+import type { SandboxPlacement } from '../types.js';
+import type { CallRequest, CallResult, ShellSession } from './session.js';
+import type { ShellSpec } from './shells.js';
+
+/** Where a command of a session ran, as bash_execute reports it. */
+export type LaneName = 'confined' | 'confined_network' | 'outside' | 'unconfined';
+
+/** At most this many shells per session; the one used longest ago is ended to make room. */
+const MAX_LANES = 4;
+
+/**
+ * One shell session as the agent sees it (`session_id`), made of one shell per kind of
+ * placement — in the sandbox without the network, in it with the network, outside it — because
+ * a running process cannot change its sandbox. Each shell keeps its own variables and
+ * background jobs; the session's directory follows the agent from one to the next.
+ */
+export class TerminalSession {
+  readonly createdAt = new Date();
+  private readonly lanes = new Map<string, { shell: ShellSession; name: LaneName; used: number }>();
+  private lastLane: string | undefined;
+  private lastCwd: string;
+  private uses = 0;
+  private killed = false;
+
+  constructor(
+    readonly id: string,
+    readonly shell: ShellSpec,
+    startCwd: string,
+    /** Makes the shell for a placement, starting in `cwd`. */
+    private readonly open: (placement: SandboxPlacement | undefined, cwd: string) => ShellSession,
+    /** Where this session's sandboxed shells keep their shared /tmp (removed with the session). */
+    private readonly sandboxTmp?: string,
+  ) {
+    this.lastCwd = startCwd;
+  }
+
+  /** The folder the next command starts in. */
+  cwd(): string | undefined {
+    const lane = this.lastLane === undefined ? undefined : this.lanes.get(this.lastLane);
+    return lane?.shell.cwd() ?? this.lastCwd;
+  }
+
+  get isKilled(): boolean {
+    return this.killed;
+  }
+
+  /** Starts the shell for `placement` now, so that a session that cannot start fails at once. */
+  async start(placement: SandboxPlacement | undefined): Promise<void> {
+    const { lane } = this.laneFor(placement);
+    await lane.shell.start();
+  }
+
+  async run(request: CallRequest, placement: SandboxPlacement | undefined): Promise<CallResult & { lane: LaneName }> {
+    const { key, lane, evicted, fresh } = this.laneFor(placement);
+    const switching = this.lastLane !== undefined && this.lastLane !== key;
+    const notices: string[] = [];
+    if (evicted) notices.push(evicted);
+    if (fresh && this.lanes.size > 1) {
+      notices.push(
+        `This command ran in another shell of session "${this.id}" (${describeLane(lane.name)}): it started in ` +
+          `${this.cwd() ?? this.lastCwd}, without the variables and functions that commands in the session's other shells set.`,
+      );
+    }
+    // The agent's directory goes with it from shell to shell.
+    const workingDir = request.workingDir ?? (switching && !fresh ? this.cwd() : undefined);
+    let result: CallResult;
+    try {
+      result = await lane.shell.run({ ...request, ...(workingDir ? { workingDir } : {}) });
+    } catch (error) {
+      // A shell that could not start (the sandbox refused) is not kept.
+      if (fresh) {
+        this.lanes.delete(key);
+        await lane.shell.kill();
+      }
+      throw error;
+    }
+    this.lastLane = key;
+    this.lastCwd = lane.shell.cwd() ?? this.lastCwd;
+    return { ...result, notices: [...notices, ...result.notices], lane: lane.name };
+  }
+
+  async kill(): Promise<void> {
+    this.killed = true;
+    const all = [...this.lanes.values()];
+    this.lanes.clear();
+    await Promise.allSettled(all.map((lane) => lane.shell.kill()));
+    if (this.sandboxTmp) fs.rmSync(this.sandboxTmp, { recursive: true, force: true });
+  }
+
+  private laneFor(placement: SandboxPlacement | undefined) {
+    const key = laneKey(placement);
+    const existing = this.lanes.get(key);
+    this.uses += 1;
+    if (existing && !existing.shell.isKilled) {
+      existing.used = this.uses;
+      return { key, lane: existing, fresh: false, evicted: undefined };
+    }
+    let evicted: string | undefined;
+    if (this.lanes.size >= MAX_LANES) {
+      const [oldestKey, oldest] = [...this.lanes.entries()].sort((a, b) => a[1].used - b[1].used)[0] ?? [];
+      if (oldestKey !== undefined && oldest) {
+        this.lanes.delete(oldestKey);
+        void oldest.shell.kill();
+        evicted = `Session "${this.id}" ended its shell ${describeLane(oldest.name)} to make room (at most ${MAX_LANES} shells per session).`;
+      }
+    }
+    const lane = {
+      shell: this.open(placement, this.cwd() ?? this.lastCwd),
+      name: laneName(placement),
+      used: this.uses,
+    };
+    this.lanes.set(key, lane);
+    return { key, lane, fresh: true, evicted };
+  }
+}
+
+function laneName(placement: SandboxPlacement | undefined): LaneName {
+  if (placement === undefined) return 'unconfined';
+  if (placement.mode === 'outside') return 'outside';
+  return placement.network === 'full' ? 'confined_network' : 'confined';
+}
+
+/** Shells differ by placement, and by the folders a grant narrows the sandbox to. */
+function laneKey(placement: SandboxPlacement | undefined): string {
+  if (placement === undefined) return 'unconfined';
+  if (placement.mode === 'outside') return 'outside';
+  const granted = placement.granted ? JSON.stringify([...placement.granted].sort()) : '';
+  return `sandbox:${placement.network}:${granted}`;
+}
+
+function describeLane(name: LaneName): string {
+  switch (name) {
+    case 'confined':
+      return 'in the sandbox, without the network';
+    case 'confined_network':
+      return 'in the sandbox, with the network';
+    case 'outside':
+      return 'outside the sandbox';
+    case 'unconfined':
+      return 'without a sandbox';
+  }
+}
