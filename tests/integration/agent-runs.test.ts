@@ -184,8 +184,14 @@ describe('agent runs in the daemon', () => {
 
   it('parks in waiting_approval, goes on once approved, and survives a daemon restart while waiting', async () => {
     prepareHome();
+    // A write outside the allowed folder (and not in /tmp, which the sandbox has its own of):
+    // the command asks to leave the sandbox.
+    const outside = path.join(fs.mkdtempSync('/var/tmp/nx-outside-'), 'out.txt');
     model = await startFakeModelServer([
-      { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo approved-output' } }] },
+      {
+        kind: 'tool_calls',
+        calls: [{ name: 'bash_execute', input: { command: `echo approved-output | tee ${outside}` } }],
+      },
       { kind: 'text', text: 'It printed approved-output.' },
     ]);
     const env = environment('anthropic');
@@ -206,9 +212,11 @@ describe('agent runs in the daemon', () => {
     const run = await until(started.id, ['finished', 'failed']);
     expect(run.state).toBe('finished');
     expect(lastMessageText(model.requests[1])).toContain('approved-output');
-    // The command ran exactly once.
+    // The command ran exactly once, outside the sandbox, as approved.
     const { steps } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
     expect(steps?.filter((step) => step.kind === 'tool_call')).toHaveLength(1);
+    expect(fs.readFileSync(outside, 'utf8')).toBe('approved-output\n');
+    fs.rmSync(path.dirname(outside), { recursive: true, force: true });
   });
 
   it('retries a rate-limited model call, and fails plainly when the key is rejected', async () => {

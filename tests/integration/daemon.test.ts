@@ -82,8 +82,9 @@ describe('nextai daemon', () => {
     const shell = await runCli(['tool', 'bash_execute', '{"command":"echo ready"}'], home.env);
     expect(shell.code, shell.stderr).toBe(0);
     const terminals = path.join(home.dir, 'run', 'terminals');
-    const left = fs.readdirSync(terminals);
-    expect(left).toHaveLength(1);
+    // The session's private folder, and its sandbox's private /tmp.
+    const left = fs.readdirSync(terminals).sort();
+    expect(left).toEqual([expect.stringMatching(/^nextai-sandbox-tmp-/), expect.stringMatching(/^nextai-terminal-/)]);
     const before = await statusJson(home.env);
     process.kill(before.pid as number, 'SIGKILL');
     await expect.poll(() => isAlive(before.pid as number)).toBe(false);

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { runCli, startCli } from '../support/cli.js';
@@ -204,12 +207,16 @@ describe('nextai runs and nextai sessions', () => {
 
 describe('a run that waits for the person', () => {
   it('prints how to approve a tool call; once approved the run finishes', async () => {
+    // It writes in a folder outside every folder the sandbox may change (and not in /tmp, which
+    // the sandbox has its own of): it asks to leave.
+    const outside = fs.mkdtempSync('/var/tmp/nx-outside-');
+    const command = `echo approved-run | tee ${outside}/approved.txt`;
     await setUp([
-      { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo approved-run' } }] },
+      { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command } }] },
       { kind: 'text', text: 'The command printed approved-run.' },
     ]);
-    const explained = await json(['policy', 'explain', 'bash_execute', '{"command":"echo approved-run"}']);
-    expect(explained).toMatchObject({ decision: 'require_approval' });
+    const explained = await json(['policy', 'explain', 'bash_execute', JSON.stringify({ command })]);
+    expect(explained).toMatchObject({ decision: 'require_approval', layer: 'sandbox', sandboxed: false });
 
     const run = startCli(['run', 'Run echo approved-run'], env());
     await expect.poll(() => run.output().stdout, { timeout: 30_000 }).toContain('nextai approvals approve ');
@@ -230,6 +237,8 @@ describe('a run that waits for the person', () => {
     expect(out).toMatch(/✓ approved by /);
     expect(out).toMatch(/✓ bash_execute/);
     expect(out).toMatch(/^✓ finished · /m);
+    expect(fs.readFileSync(path.join(outside, 'approved.txt'), 'utf8')).toBe('approved-run\n');
+    fs.rmSync(outside, { recursive: true, force: true });
   });
 
   it('prints a question with the command that answers it; `runs answer` lets the run finish', async () => {

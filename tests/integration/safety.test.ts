@@ -31,8 +31,23 @@ describe('nextai policy', () => {
       layer: expect.any(String),
       reason: expect.any(String),
     });
+    // An everyday command runs in the sandbox without asking; one that writes outside it asks.
     const benign = await json(['policy', 'explain', 'bash_execute', '{"command":"git status"}']);
-    expect(benign).toMatchObject({ decision: 'require_approval', risk: 'high', layer: 'project_policy' });
+    expect(benign).toMatchObject({
+      decision: 'auto_approve',
+      risk: 'low',
+      layer: 'sandbox',
+      sandboxed: true,
+      sandbox: { mechanism: 'bubblewrap', network: 'none', summary: expect.stringContaining('Runs in the sandbox') },
+    });
+    const leaving = await json(['policy', 'explain', 'bash_execute', '{"command":"touch /var/tmp/nx-explained"}']);
+    expect(leaving).toMatchObject({
+      decision: 'require_approval',
+      layer: 'sandbox',
+      sandboxed: false,
+      sandbox: { escapes: [expect.stringContaining('/var/tmp/nx-explained, outside the folders the sandbox may change')] },
+    });
+    expect(fs.existsSync('/var/tmp/nx-explained')).toBe(false);
     const screenshot = await json(['policy', 'explain', 'system_info']);
     expect(screenshot).toMatchObject({ decision: 'auto_approve', risk: 'low' });
     // Nothing ran: the audit log holds no execution.

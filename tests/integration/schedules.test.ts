@@ -255,7 +255,9 @@ describe('scheduled tasks in the daemon', () => {
   it('a scheduled call that needs approval parks the run and waits for the person, then goes on', async () => {
     prepare();
     await connect();
-    const target = path.join(work, 'approved.txt');
+    // Outside the allowed folder (and not in /tmp, which the sandbox has its own of): the step
+    // asks to leave the sandbox.
+    const target = path.join(fs.mkdtempSync('/var/tmp/nx-sched-outside-'), 'approved.txt');
     const added = await runCli(
       [
         'schedule', 'add', '--name', 'needs-ok', '--cron', '0 3 * * *',
@@ -287,6 +289,7 @@ describe('scheduled tasks in the daemon', () => {
     const done = await eventWhere(finished(task.id));
     expect(done.data.outcome).toBe('succeeded');
     expect(fs.readFileSync(target, 'utf8')).toBe('ok\n');
+    fs.rmSync(path.dirname(target), { recursive: true, force: true });
   });
 
   it('a daemon stop during a fixed step: no later step runs, and the step that was going is never run again by itself', async () => {

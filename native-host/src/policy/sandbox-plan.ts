@@ -186,8 +186,12 @@ export function planCommand(
       continue;
     }
     if (privateTmp(raw)) {
-      // The sandbox's /tmp is its own: a file of the computer's /tmp that exists now is not in it.
-      if (reads && raw !== '/tmp' && files.exists(raw) && !wroteEarlier(effects, raw)) {
+      // The sandbox's /tmp is its own and starts empty: what the computer's /tmp holds now is not
+      // in it. A new file straight in /tmp is scratch; a file or folder that exists there is the
+      // computer's, and reaching it means leaving.
+      const top = raw.split('/').slice(0, 3).join('/');
+      const theirs = raw !== '/tmp' && (files.exists(raw) || files.exists(top)) && !wroteEarlier(effects, top);
+      if (theirs && reads) {
         escape(
           say(
             `reads ${raw}, in this computer's shared temporary folder, which the sandbox does not see`,
@@ -195,6 +199,15 @@ export function planCommand(
           ),
           'low',
           false,
+        );
+      } else if (theirs) {
+        escape(
+          say(
+            `changes ${raw}, in this computer's shared temporary folder, which the sandbox does not see (it has a /tmp of its own)`,
+            `更改 ${raw}，它位于这台电脑共用的临时文件夹中，沙箱看不到（沙箱有自己的 /tmp）`,
+          ),
+          'high',
+          true,
         );
       }
       continue;
@@ -279,6 +292,17 @@ export function planCommand(
       true,
     );
   }
+  if (effects.runsDownload) {
+    // `curl … | sh`: whatever a server sends, run with the network. Confinement limits it to the
+    // writable folders, but nobody has seen it: critical, as outside.
+    confinedRisk(
+      'critical',
+      say(
+        `runs code it downloads, with the network (${effects.runsDownload.excerpt})`,
+        `运行它下载的代码，并且可以联网（${effects.runsDownload.excerpt}）`,
+      ),
+    );
+  }
   if (effects.overflow) {
     confinedRisk(
       'high',
@@ -359,10 +383,13 @@ function fixedFolder(pattern: string): string {
   return folder === '' ? '/' : folder;
 }
 
-/** This same command wrote the file before reading it (inside the sandbox's own /tmp). */
+/** This same command made the file or folder first (inside the sandbox's own /tmp). */
 function wroteEarlier(effects: ShellEffects, target: string): boolean {
   return effects.paths.some(
-    (effect) => effect.target === target && (effect.role === 'write' || effect.role === 'create'),
+    (effect) =>
+      effect.target !== undefined &&
+      (effect.target === target || inside(target, effect.target)) &&
+      (effect.role === 'write' || effect.role === 'create'),
   );
 }
 

@@ -70,6 +70,8 @@ export class ShellEffects {
   readonly network = new Map<string, { why: Localized; excerpt: string }>();
   /** It runs code NextAI cannot see (an unknown program, a project script, inline code). */
   unseenCode: { why: Localized; excerpt: string } | undefined;
+  /** It runs what it downloads (`curl … | sh`, a downloaded file made executable and run). */
+  runsDownload: { excerpt: string } | undefined;
 
   path(effect: PathEffect): void {
     if (this.paths.length >= MAX_PATHS) {

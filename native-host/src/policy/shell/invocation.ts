@@ -127,6 +127,7 @@ export function checkPath(st: AnalysisState, inv: Place, word: Word, role: PathR
     if (why) st.raise('critical', why, inv.excerpt);
     if (role === 'exec' && st.downloads.has(target)) {
       st.raise('critical', 'runs a file downloaded earlier in the same command', inv.excerpt);
+      st.effects.runsDownload ??= { excerpt: inv.excerpt };
     }
   }
 }

@@ -19,7 +19,7 @@ interface Needs {
   /** What it needs that the sandbox does not give. */
   escape?: EscapeKind | ((inv: Invocation, verb: Verb) => EscapeKind | undefined);
   /** It runs code NextAI cannot see (for these verbs, when given). */
-  code?: true | ((verb: Verb) => boolean);
+  code?: true | ((verb: Verb, values: readonly (string | undefined)[]) => boolean);
 }
 
 const INFO = /^(?:-v|-V|--version|version|-h|--help|help)$/;
@@ -38,6 +38,10 @@ const PYTHON_NETWORK = /^(?:install|download|add|lock|sync|update|upgrade|search
 const pythonPackages: Needs = { network: (verb) => verb !== undefined && PYTHON_NETWORK.test(verb) };
 const buildTool: Needs = { network: true, code: true };
 const interpreter: Needs = { code: true };
+/** A shell runs a script file NextAI has not read; `sh -c '…'` text is analysed where it is. */
+const shell: Needs = {
+  code: (verb, values) => verb !== undefined && !values.some((value) => value !== undefined && /^-[a-z]*c/.test(value)),
+};
 const networkOnly: Needs = { network: true };
 const sshFamily: Needs = { network: true, escape: 'secrets' };
 
@@ -103,6 +107,7 @@ const NEEDS: Record<string, Needs> = {
   gradlew: buildTool,
   dotnet: { network: verbs(/^(?:restore|build|run|test|publish|add|tool|new)$/), code: verbs(/^(?:run|test|build)$/) },
   deno: { network: true, code: true },
+  ...Object.fromEntries(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh'].map((name) => [name, shell])),
   ...Object.fromEntries(
     ['make', 'gmake', 'bmake', 'cmake', 'ninja', 'meson', 'bazel', 'ant', 'python', 'pypy', 'node', 'nodejs', 'ruby',
       'perl', 'php', 'lua', 'luajit', 'rscript', 'java', 'tsx', 'ts-node', 'pytest', 'jest', 'vitest', 'mocha', 'tox',
@@ -213,17 +218,13 @@ export function noteSandboxNeeds(inv: Invocation, st: AnalysisState): void {
     inv.program === 'git' ? gitVerb(values) : values.find((value) => value === undefined || !value.startsWith('-'));
   const network = typeof needs.network === 'function' ? needs.network(verb, values) : needs.network === true;
   if (network) {
-    st.effects.needsNetwork(
-      say(
-        `${inv.program}${verb ? ` ${verb}` : ''} uses the network`,
-        `${inv.program}${verb ? ` ${verb}` : ''} 需要网络`,
-      ),
-      inv.excerpt,
-    );
+    // The subcommand is named for tools that have them (`git fetch`), not for `curl URL`.
+    const what = typeof needs.network === 'function' && verb ? `${inv.program} ${verb}` : inv.program;
+    st.effects.needsNetwork(say(`${what} uses the network`, `${what} 需要网络`), inv.excerpt);
   }
   const escape = typeof needs.escape === 'function' ? needs.escape(inv, verb) : needs.escape;
   if (escape) st.effects.need(escape, ESCAPE_REASONS[escape](inv.program), inv.excerpt);
-  const code = typeof needs.code === 'function' ? needs.code(verb) : needs.code === true;
+  const code = typeof needs.code === 'function' ? needs.code(verb, values) : needs.code === true;
   if (code) noteUnseenCode(inv, st);
 }
 

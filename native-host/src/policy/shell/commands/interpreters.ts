@@ -30,6 +30,7 @@ function readsCodeFromInput(inv: Invocation, st: AnalysisState, language: string
   const zh = inChinese(language);
   if (inv.stdin.kind === 'pipe' && inv.stdin.download) {
     report(st, inv, 'critical', say(`runs a download as ${language} code`, joinZh('把下载的内容当作', zh, '代码运行')));
+    st.effects.runsDownload ??= { excerpt: inv.excerpt };
   } else {
     report(
       st,
