@@ -45,7 +45,9 @@ describe('nextai policy', () => {
       decision: 'require_approval',
       layer: 'sandbox',
       sandboxed: false,
-      sandbox: { escapes: [expect.stringContaining('/var/tmp/nx-explained, outside the folders the sandbox may change')] },
+      sandbox: {
+        escapes: [expect.stringContaining('/var/tmp/nx-explained, outside the folders the sandbox may change')],
+      },
     });
     expect(fs.existsSync('/var/tmp/nx-explained')).toBe(false);
     const screenshot = await json(['policy', 'explain', 'system_info']);

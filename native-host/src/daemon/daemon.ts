@@ -162,7 +162,10 @@ export class Daemon {
         describeHidden: (hidden) => sandbox.describeHidden(hidden),
       },
     );
-    const desktop = options.desktop ?? createDesktop(platform, process.env, homeDir);
+    // Windows of apps in the sandbox report pids of its own PID namespace: the sandbox knows theirs.
+    const desktop =
+      options.desktop ??
+      createDesktop(platform, process.env, homeDir, { windowPid: (machine, pid) => sandbox.windowPid(machine, pid) });
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
     const hostServices: HostServices = {
@@ -183,6 +186,9 @@ export class Daemon {
     const terminalRoot = path.join(paths.runDir, 'terminals');
     fs.rmSync(terminalRoot, { recursive: true, force: true });
     fs.mkdirSync(terminalRoot, { recursive: true, mode: 0o700 });
+    // Apps started in the sandbox end with the daemon (bubblewrap's --die-with-parent): their
+    // private folders go too.
+    fs.rmSync(path.join(paths.runDir, 'sandbox-apps'), { recursive: true, force: true });
     this.hostTools = createHostHandlers(hostServices, { terminalRoot });
     const browserConfig = readBrowserConfig(paths.configFile, log);
     const chromiumPath = findChromium(platform, browserConfig.executable_path, process.env);

@@ -4,6 +4,7 @@ import type { Platform } from '@nextai/shared';
 
 import type { Desktop } from './desktop.js';
 import { createLinuxDesktop } from './linux/index.js';
+import type { LinuxWindowOptions } from './linux/windows.js';
 import { createMacosDesktop } from './macos/index.js';
 import { createWindowsDesktop } from './windows/index.js';
 
@@ -12,10 +13,11 @@ export function createDesktop(
   platform: Platform,
   env: NodeJS.ProcessEnv = process.env,
   homeDir = os.homedir(),
+  options: { windowPid?: LinuxWindowOptions['windowPid'] } = {},
 ): Desktop {
   switch (platform) {
     case 'linux':
-      return createLinuxDesktop(env, homeDir);
+      return createLinuxDesktop(env, homeDir, options);
     case 'macos':
       return createMacosDesktop();
     case 'windows':

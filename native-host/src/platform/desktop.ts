@@ -41,6 +41,18 @@ export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
 /** Canonical key names: see keys.ts (`normalizeKey`). Modifiers are `ctrl`, `alt`, `shift`, `meta`. */
 export type KeyName = string;
 
+export interface LaunchOptions {
+  /**
+   * Wraps the resolved command so that it starts in the sandbox: given the command and the
+   * environment it would get, what to start instead. Adapters that cannot confine an app refuse
+   * (SANDBOX_UNAVAILABLE) rather than start it unconfined.
+   */
+  confine?: (
+    command: string[],
+    env: Record<string, string>,
+  ) => { file: string; args: string[]; env: Record<string, string> };
+}
+
 export interface WindowInfo {
   /** Stable while the window exists (X11: the window id in hex, e.g. "0x3a00007"). */
   id: string;
@@ -107,8 +119,11 @@ export interface WindowAdapter {
   /** Asks the window to close (graceful). */
   closeWindow(id: string): Promise<void>;
   windowAction(id: string, action: WindowAction): Promise<void>;
-  /** Starts an app by name or path, detached from the daemon; resolves with its pid if known. */
-  launchApp(name: string, args: string[]): Promise<{ pid: number | null }>;
+  /**
+   * Starts an app by name or path, detached from the daemon; resolves with its pid if known (with
+   * `confine`, the pid of what was started around it).
+   */
+  launchApp(name: string, args: string[], options?: LaunchOptions): Promise<{ pid: number | null }>;
   /** Ends processes: SIGTERM (graceful) or SIGKILL (forced) on POSIX; taskkill on Windows. */
   killProcess(pid: number, force: boolean): Promise<void>;
 }

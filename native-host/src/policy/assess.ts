@@ -196,6 +196,14 @@ export function assessInput(
   const grantedDirs = grant?.restrictions?.allowed_directories;
   let sandbox: SandboxAssessment | undefined =
     env.sandbox && SANDBOXED_TOOLS.has(tool.name) ? baseAssessment(env.sandbox, grantedDirs) : undefined;
+  if (sandbox && tool.name === 'app_launch' && env.platform !== 'linux' && sandbox.available) {
+    // Seatbelt cannot hold a whole graphical app here yet: it asks, as with no sandbox at all.
+    sandbox = {
+      ...sandbox,
+      available: false,
+      unavailable: say('apps cannot run in the sandbox on this system yet', '在这个系统上，应用还不能在沙箱中运行'),
+    };
+  }
   const request = {
     network: input.network === true,
     outside: input.outside_sandbox === true ? { justification: stringOr(input.justification) } : undefined,

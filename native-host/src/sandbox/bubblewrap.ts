@@ -8,6 +8,9 @@ import { inside } from './places.js';
 import type { SandboxProfile } from './profile.js';
 import type { PreparedCommand, PrepareOptions, Sandbox, SandboxStatus } from './types.js';
 
+/** The uid and gid a root daemon's commands have inside the sandbox (the first ordinary user). */
+export const SANDBOX_UID_FOR_ROOT = 1000;
+
 /** Where bubblewrap is looked for: system folders only, never a folder on PATH a command could write. */
 const BWRAP_LOCATIONS = ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap'];
 
@@ -64,12 +67,19 @@ export function bubblewrapArgs(profile: SandboxProfile, host: HostFacts, options
     // Its own user, PID, IPC, host-name and cgroup namespaces; no new user namespaces inside
     // (the kernel's mount locks then hold), and no capabilities even when the daemon is root.
     '--unshare-user',
+    // A daemon running as root (containers, CI) runs its commands as an ordinary user inside:
+    // programs that believe they are root without being able to act as root fail in odd ways
+    // (xterm quits; package managers think they may install). Outside it is still the same user.
+    ...(host.root ? ['--uid', String(SANDBOX_UID_FOR_ROOT), '--gid', String(SANDBOX_UID_FOR_ROOT)] : []),
     '--disable-userns',
     '--unshare-pid',
-    '--unshare-ipc',
+    // An app on the X display shares System V memory with the X server (MIT-SHM): without the
+    // host's IPC namespace its windows stay black. Commands get an IPC namespace of their own.
+    ...(profile.display ? [] : ['--unshare-ipc']),
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(profile.network === 'none' ? ['--unshare-net'] : []),
+    ...(profile.hostname ? ['--hostname', profile.hostname] : []),
     '--cap-drop',
     'ALL',
     '--ro-bind',
@@ -100,11 +110,14 @@ export function bubblewrapArgs(profile: SandboxProfile, host: HostFacts, options
   if (masked.some((area) => inside(home, area)) && host.kind(home) === 'directory') {
     args.push('--ro-bind', home, home);
   }
+  const overlays = profile.overlays ?? [];
   const visible = (target: string) =>
-    !masked.some((area) => inside(target, area)) ||
-    inside(target, home) ||
-    profile.writable.some((folder) => inside(target, folder));
+    !overlays.some((overlay) => inside(target, overlay.target)) &&
+    (!masked.some((area) => inside(target, area)) ||
+      inside(target, home) ||
+      profile.writable.some((folder) => inside(target, folder)));
   for (const folder of profile.writable) args.push('--bind', folder, folder);
+  for (const overlay of overlays) args.push('--bind', overlay.source, overlay.target);
   for (const pin of profile.pinned) {
     if (host.kind(pin) === 'directory') args.push('--bind', pin, pin);
   }

@@ -30,6 +30,14 @@ export interface SandboxProfile {
   visible: string[];
   /** For a graphical app: the X display it may draw on. */
   display?: { name: string; socket: string; xauthority?: string | undefined } | undefined;
+  /**
+   * For a graphical app: folders of its own (on the host, private to it) shown where apps keep
+   * their settings (`~/.config`…), so it starts fresh, can save its settings, and sees none of
+   * the person's.
+   */
+  overlays?: { source: string; target: string }[] | undefined;
+  /** Its host name, by which an app's windows are recognised (pids.ts). */
+  hostname?: string | undefined;
   /** Where the process starts. */
   cwd: string;
 }

@@ -1,6 +1,9 @@
 import type { SandboxNetwork, SecurityConfig } from '@nextai/shared';
 
+import { randomBytes } from 'node:crypto';
+
 import { findGitMetadata } from './git-metadata.js';
+import { hostPidInSandbox, SANDBOX_HOST_PREFIX } from './pids.js';
 import type { SandboxPlatform } from './places.js';
 import {
   describeHidden,
@@ -45,6 +48,8 @@ export interface ProfileRequest {
 export class SandboxService {
   private cached: { security: SecurityConfig; key: string; at: number; folders: SandboxFolders } | undefined;
   private readonly files: ProfileFs;
+  /** Apps started in the sandbox, by the host name they were given: tag → the pid started. */
+  private readonly apps = new Map<string, number>();
 
   constructor(private readonly options: SandboxServiceOptions) {
     this.files = options.files ?? realProfileFs;
@@ -115,5 +120,27 @@ export class SandboxService {
 
   commandPid(startedPid: number): number | undefined {
     return this.options.sandbox.commandPid(startedPid);
+  }
+
+  /** A host name for an app about to start in the sandbox, by which its windows are known. */
+  newAppHostname(): string {
+    return `${SANDBOX_HOST_PREFIX}${randomBytes(6).toString('hex')}`;
+  }
+
+  /** The app started as `launcherPid` under `hostname` runs. */
+  registerApp(hostname: string, launcherPid: number): void {
+    this.apps.set(hostname, launcherPid);
+  }
+
+  /**
+   * A window's real pid: for a window of an app in the sandbox (by its `WM_CLIENT_MACHINE`), the
+   * host pid of the process it names; null when that cannot be told (never a wrong process);
+   * `pid` itself for any other window.
+   */
+  windowPid(machine: string | undefined, pid: number | null): number | null {
+    if (pid === null || machine === undefined || !machine.startsWith(SANDBOX_HOST_PREFIX)) return pid;
+    const launcher = this.apps.get(machine);
+    if (launcher === undefined) return null;
+    return hostPidInSandbox(launcher, pid) ?? null;
   }
 }

@@ -44,8 +44,7 @@ export interface ToolContext {
 }
 
 export type SandboxPlacement =
-  | { mode: 'confined'; network: SandboxNetwork; granted?: string[] | undefined }
-  | { mode: 'outside' };
+  { mode: 'confined'; network: SandboxNetwork; granted?: string[] | undefined } | { mode: 'outside' };
 
 /**
  * Daemon-lifetime services the host tools are built with (`createHostHandlers`). Tools that keep

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 
 import { inheritedEnvironment, runCommand, type RunResult } from '../../subprocess.js';
-import type { AppInfo, Rect, WindowAction, WindowAdapter, WindowInfo } from '../desktop.js';
+import type { AppInfo, LaunchOptions, Rect, WindowAction, WindowAdapter, WindowInfo } from '../desktop.js';
 import { applicationDirs, execToArgs, findDesktopEntry, readDesktopEntries } from './desktop-entries.js';
 import { requireDisplay } from './display.js';
 
@@ -40,6 +40,7 @@ const WINDOW_PROPERTIES = [
   '_NET_FRAME_EXTENTS',
   '_NET_WM_WINDOW_TYPE',
   'WM_CLASS',
+  'WM_CLIENT_MACHINE',
 ];
 
 /** Window types that are part of the desktop itself (panels, the wallpaper window), not app windows. */
@@ -60,6 +61,8 @@ export interface WindowProperties {
   frameExtents: [number, number, number, number];
   types: string[];
   wmClass: string[];
+  /** The host the client says it runs on (an app in the sandbox: the sandbox's own name). */
+  machine?: string | undefined;
 }
 
 export interface ClientGeometry {
@@ -69,7 +72,18 @@ export interface ClientGeometry {
   height: number;
 }
 
-export function createLinuxWindows(env: NodeJS.ProcessEnv = process.env): WindowAdapter {
+export interface LinuxWindowOptions {
+  /**
+   * A window's real pid given its `WM_CLIENT_MACHINE` and `_NET_WM_PID`: apps in the sandbox
+   * report pids of their own PID namespace (sandbox/pids.ts).
+   */
+  windowPid?: (machine: string | undefined, pid: number | null) => number | null;
+}
+
+export function createLinuxWindows(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LinuxWindowOptions = {},
+): WindowAdapter {
   const run = (command: string, args: string[], installHint: string, timeoutMs = 5000): Promise<RunResult> =>
     runCommand(command, args, { env: xEnvironment(env), timeoutMs, installHint }).catch((error: unknown) => {
       throw missingProgramIsUnavailable(error);
@@ -107,11 +121,12 @@ export function createLinuxWindows(env: NodeJS.ProcessEnv = process.env): Window
     geometry: ClientGeometry,
     active: string | null,
   ): Promise<WindowInfo> {
-    const processName = properties.pid === null ? null : await readProcessName(properties.pid);
+    const pid = options.windowPid ? options.windowPid(properties.machine, properties.pid) : properties.pid;
+    const processName = pid === null ? null : await readProcessName(pid);
     return {
       id,
       title: properties.title,
-      pid: properties.pid,
+      pid,
       app: processName ?? properties.wmClass[0] ?? properties.wmClass[1] ?? '',
       bounds: outerBounds(geometry, properties.frameExtents),
       focused: id === active,
@@ -255,10 +270,12 @@ export function createLinuxWindows(env: NodeJS.ProcessEnv = process.env): Window
     return [...apps.values()].sort((a, b) => a.name.localeCompare(b.name) || a.pid - b.pid);
   }
 
-  async function launchApp(name: string, args: string[]): Promise<{ pid: number | null }> {
+  async function launchApp(name: string, args: string[], launch: LaunchOptions = {}): Promise<{ pid: number | null }> {
     await requireDisplay(env);
     const command = await resolveLaunchCommand(name, args, env);
-    return spawnDetached(command, env);
+    if (!launch.confine) return spawnDetached(command, env);
+    const prepared = launch.confine(command, xEnvironmentFor(env));
+    return spawnDetached([prepared.file, ...prepared.args], env, prepared.env);
   }
 
   async function killProcess(pid: number, force: boolean): Promise<void> {
@@ -405,7 +422,9 @@ export function parseWindowProperties(text: string): WindowProperties {
   const pid = numbers('_NET_WM_PID')[0];
   const extents = numbers('_NET_FRAME_EXTENTS');
   const wmClassValue = values.get('WM_CLASS')?.value ?? '';
+  const machine = string('WM_CLIENT_MACHINE');
   return {
+    ...(machine ? { machine } : {}),
     title: title ?? '',
     pid: pid !== undefined && pid > 0 ? pid : null,
     state: atoms('_NET_WM_STATE'),
@@ -716,18 +735,27 @@ function editDistance(a: string, b: string): number {
  * (bad arguments, a missing library) is reported; one that exits at once with 0 handed off to an
  * already running instance, and has no pid of its own to give back.
  */
-function spawnDetached(command: string[], env: NodeJS.ProcessEnv): Promise<{ pid: number | null }> {
-  const [program, ...args] = command as [string, ...string[]];
+/** The environment an app gets: the small inherited set, with the display and session bus. */
+function xEnvironmentFor(env: NodeJS.ProcessEnv): Record<string, string> {
   const extra: Record<string, string> = {};
   for (const name of ['DISPLAY', 'XAUTHORITY', 'PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'] as const) {
     const value = env[name];
     if (value !== undefined) extra[name] = value;
   }
+  return inheritedEnvironment(extra);
+}
+
+function spawnDetached(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  environment: Record<string, string> = xEnvironmentFor(env),
+): Promise<{ pid: number | null }> {
+  const [program, ...args] = command as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       detached: true,
       stdio: 'ignore',
-      env: inheritedEnvironment(extra),
+      env: environment,
       cwd: env.HOME || os.homedir(),
     });
     let timer: NodeJS.Timeout | undefined;

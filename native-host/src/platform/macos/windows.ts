@@ -395,7 +395,11 @@ export function createMacosWindows(options: MacosAdapterOptions & { kill?: typeo
         );
       }
     },
-    async launchApp(name, args) {
+    async launchApp(name, args, options) {
+      // Apps cannot be put in a sandbox here: refused, never started unconfined instead.
+      if (options?.confine) {
+        throw new AppError('SANDBOX_UNAVAILABLE', 'Apps cannot run in a sandbox on macOS yet; nothing was started.');
+      }
       const { pid } = z.object({ pid: z.number().int() }).parse(await run(jxa, macosWindowRequests.launch(name, args)));
       return { pid: pid > 0 ? pid : null };
     },

@@ -308,7 +308,11 @@ export function createWindowsWindows(options: WindowsAdapterOptions = {}): Windo
         );
       }
     },
-    async launchApp(name, args) {
+    async launchApp(name, args, options) {
+      // Apps cannot be put in a sandbox here: refused, never started unconfined instead.
+      if (options?.confine) {
+        throw new AppError('SANDBOX_UNAVAILABLE', 'Apps cannot run in a sandbox on Windows yet; nothing was started.');
+      }
       const { pid } = z
         .object({ pid: z.number().int().nullable() })
         .parse(await powershell.run(WINDOWS_WINDOWS_SCRIPT, windowRequests.launch(name, args)));

@@ -107,7 +107,9 @@ const NEEDS: Record<string, Needs> = {
   gradlew: buildTool,
   dotnet: { network: verbs(/^(?:restore|build|run|test|publish|add|tool|new)$/), code: verbs(/^(?:run|test|build)$/) },
   deno: { network: true, code: true },
-  ...Object.fromEntries(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh'].map((name) => [name, shell])),
+  ...Object.fromEntries(
+    ['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'csh', 'tcsh'].map((name) => [name, shell]),
+  ),
   ...Object.fromEntries(
     ['make', 'gmake', 'bmake', 'cmake', 'ninja', 'meson', 'bazel', 'ant', 'python', 'pypy', 'node', 'nodejs', 'ruby',
       'perl', 'php', 'lua', 'luajit', 'rscript', 'java', 'tsx', 'ts-node', 'pytest', 'jest', 'vitest', 'mocha', 'tox',

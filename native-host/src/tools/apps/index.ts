@@ -1,9 +1,11 @@
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 
 import { AppError, type Platform } from '@nextai/shared';
 
-import type { AppInfo, WindowAction, WindowInfo } from '../../platform/desktop.js';
-import type { HandlerGroup, HostServices } from '../types.js';
+import type { AppInfo, LaunchOptions, WindowAction, WindowInfo } from '../../platform/desktop.js';
+import type { HandlerGroup, HostServices, SandboxPlacement } from '../types.js';
 import {
   describeWindow,
   describeWindows,
@@ -36,26 +38,43 @@ export function createAppHandlers(
   return {
     handlers: {
       app_launch: async (input, context) => {
-        const { pid } = await windows.launchApp(input.name, input.args ?? []);
-        if (pid === null) {
+        const confined = sandboxedLaunch(services, context.sandbox);
+        const { pid: started } = await windows.launchApp(
+          input.name,
+          input.args ?? [],
+          confined ? { confine: confined.confine } : {},
+        );
+        if (started === null) {
           return {
             success: true,
             name: input.name,
             message: `Started ${input.name}; it handed over to an instance that was already running.`,
           };
         }
+        if (confined) services.sandbox?.registerApp(confined.hostname, started);
+        // In the sandbox the app is a grandchild of what was started; its windows carry its own pid.
+        let pid: number | undefined = confined ? undefined : started;
         const window = await pollFor(
-          async () => (await windows.listWindows()).find((candidate) => candidate.pid === pid),
+          async () => {
+            pid ??= services.sandbox?.commandPid(started);
+            return pid === undefined
+              ? undefined
+              : (await windows.listWindows()).find((candidate) => candidate.pid === pid);
+          },
           LAUNCH_WINDOW_WAIT_MS,
           context.signal,
         );
+        const shownPid = pid ?? started;
+        const where = confined
+          ? ` in the sandbox (it sees your files read-only, may change only ${confined.writable}, and starts with fresh settings of its own)`
+          : '';
         return {
           success: true,
-          pid,
+          pid: shownPid,
           name: input.name,
           message: window
-            ? `Started ${input.name} (pid ${pid}); its window ${describeWindow(window)} is open at ${formatBounds(window)} (absolute screen pixels).`
-            : `Started ${input.name} (pid ${pid}); no window of it appeared within ${LAUNCH_WINDOW_WAIT_MS / 1000} s (it may still be starting, or have no window).`,
+            ? `Started ${input.name} (pid ${shownPid})${where}; its window ${describeWindow(window)} is open at ${formatBounds(window)} (absolute screen pixels).`
+            : `Started ${input.name} (pid ${shownPid})${where}; no window of it appeared within ${LAUNCH_WINDOW_WAIT_MS / 1000} s (it may still be starting, or have no window).`,
         };
       },
 
@@ -248,6 +267,54 @@ function resolveApp(
     pids: [window.pid],
     windows: all.filter((candidate) => candidate.pid === window.pid),
     label: `${window.app || 'the app'} (pid ${window.pid}) owning ${describeWindow(window)}`,
+  };
+}
+
+/** Where apps keep settings and data: private to an app the sandbox starts (it starts fresh). */
+const APP_STATE = ['.config', '.local/share', '.local/state', '.cache', '.mozilla', '.thunderbird', '.pki'];
+
+/**
+ * How an app starts in the sandbox, when the policy placed it there: the same folders as a
+ * command, the display, the network as decided, settings folders of its own, and a host name by
+ * which its windows are recognised. Undefined: it starts as it is (outside, as a person agreed,
+ * or host tools built without a sandbox).
+ */
+function sandboxedLaunch(
+  services: HostServices,
+  placement: SandboxPlacement | undefined,
+): { confine: NonNullable<LaunchOptions['confine']>; hostname: string; writable: string } | undefined {
+  const sandbox = services.sandbox;
+  if (!sandbox || placement?.mode === 'outside') return undefined;
+  const network = placement?.network ?? 'none';
+  const hostname = sandbox.newAppHostname();
+  const root = path.join(services.paths.runDir, 'sandbox-apps', hostname);
+  const tmpDir = path.join(root, 'tmp');
+  fsSync.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+  const overlays = APP_STATE.map((relative) => path.join(services.homeDir, relative))
+    .filter((target) => fsSync.existsSync(target))
+    .map((target) => {
+      const source = path.join(root, 'home', path.relative(services.homeDir, target));
+      fsSync.mkdirSync(source, { recursive: true, mode: 0o700 });
+      return { source, target };
+    });
+  const display = process.env.DISPLAY;
+  const number = display ? /^:(\d+)(?:\.\d+)?$/.exec(display)?.[1] : undefined;
+  const profile = sandbox.profile({
+    granted: placement?.mode === 'confined' ? placement.granted : undefined,
+    network,
+    tmpDir,
+    cwd: services.homeDir,
+  });
+  profile.overlays = overlays;
+  profile.hostname = hostname;
+  if (display && number !== undefined) {
+    profile.display = { name: display, socket: `/tmp/.X11-unix/X${number}`, xauthority: process.env.XAUTHORITY };
+  }
+  const writable = profile.writable.length > 0 ? profile.writable.join(', ') : 'its private temporary folder';
+  return {
+    hostname,
+    writable,
+    confine: (command, env) => sandbox.prepare(command, profile, env),
   };
 }
 
