@@ -3,13 +3,14 @@
 # browsers to test in, an X server and window tools for desktop work, notify-send, and a
 # notification daemon (dunst) for the tests to send notifications to, and Mono's C# compiler (mono-mcs)
 # to compile-check the Windows adapter's Win32 helper, and systemd (systemd-analyze) to verify the
-# user unit `nextai install --service` writes.
+# user unit `nextai install --service` writes, and bubblewrap, the sandbox every command and app the agent
+# starts runs in, and pytest for the system's python3 (the sandbox tests run `python3 -m pytest` in a project).
 set -euo pipefail
 
-packages=(chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst dbus-daemon libglib2.0-bin procps mono-mcs systemd)
+packages=(bubblewrap chromium firefox-esr xvfb openbox xdotool wmctrl xclip x11-xserver-utils x11-utils xterm imagemagick libnotify-bin dunst dbus-daemon libglib2.0-bin procps mono-mcs systemd python3-pytest)
 # Commands that tell whether each package is there, in the same order. ImageMagick is looked for
 # as `import`: some machines have a `convert` of their own in /usr/local/bin.
-commands=(chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm import notify-send dunst dbus-daemon gio pgrep mcs systemd-analyze)
+commands=(bwrap chromium firefox-esr Xvfb openbox xdotool wmctrl xclip xrandr xwininfo xterm import notify-send dunst dbus-daemon gio pgrep mcs systemd-analyze pytest-3)
 
 missing=()
 for i in "${!packages[@]}"; do

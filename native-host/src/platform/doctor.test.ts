@@ -9,6 +9,7 @@ function probes(overrides: Partial<DoctorProbes> = {}): DoctorProbes {
     display: async (env) => env.DISPLAY ?? ':0',
     windowManager: async () => true,
     jxa: async () => 'true',
+    sandbox: () => ({ available: true, mechanism: 'bubblewrap', version: '0.8.0' }),
     ...overrides,
   };
 }
@@ -18,8 +19,45 @@ describe('nextai doctor', () => {
     const checks = await runDoctor('linux', { DISPLAY: ':0' }, probes());
     expect(checks.filter((check) => check.status !== 'ok')).toEqual([]);
     expect(checks.map((check) => check.id)).toEqual(
-      expect.arrayContaining(['display', 'xdotool', 'wmctrl', 'xprop', 'xclip', 'notify-send', 'ocr-data', 'node-pty']),
+      expect.arrayContaining(['sandbox', 'display', 'xdotool', 'wmctrl', 'xprop', 'xclip', 'notify-send', 'ocr-data']),
     );
+  });
+
+  it('says when no sandbox can start, that commands then ask, and how to fix it', async () => {
+    const checks = await runDoctor(
+      'linux',
+      { DISPLAY: ':0' },
+      probes({
+        sandbox: () => ({
+          available: false,
+          mechanism: 'bubblewrap',
+          reason: { en: 'bubblewrap (bwrap) is not installed', 'zh-CN': '没有安装 bubblewrap（bwrap）' },
+          fix: 'sudo apt install bubblewrap',
+        }),
+      }),
+    );
+    expect(checks.find((check) => check.id === 'sandbox')).toEqual({
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'missing',
+      detail:
+        'bubblewrap (bwrap) is not installed: every command and app asks you first, and nothing runs unconfined without you',
+      fix: 'sudo apt install bubblewrap',
+      needed_for: 'running commands and apps without asking (bash_execute, bash_session, app_launch)',
+    });
+    // Windows has no sandbox yet: said plainly, as a warning rather than something to install.
+    const windows = await runDoctor(
+      'windows',
+      {},
+      probes({
+        sandbox: () => ({
+          available: false,
+          mechanism: 'none',
+          reason: { en: 'Windows has no sandbox in NextAI yet', 'zh-CN': 'NextAI 在 Windows 上还没有沙箱' },
+        }),
+      }),
+    );
+    expect(windows.find((check) => check.id === 'sandbox')).toMatchObject({ status: 'warning' });
   });
 
   it('names the Debian package for each missing helper program', async () => {
@@ -87,9 +125,9 @@ describe('nextai doctor', () => {
     ]);
   });
 
-  it('on this machine, the real probes find the OCR data and native modules', async () => {
+  it('on this machine, the real probes find the OCR data, native modules and bubblewrap', async () => {
     const checks = await runDoctor('linux', {});
-    for (const id of ['ocr-data', 'node-pty', 'sharp']) {
+    for (const id of ['ocr-data', 'node-pty', 'sharp', 'sandbox']) {
       expect(checks.find((check) => check.id === id)).toMatchObject({ status: 'ok' });
     }
   });

@@ -4,6 +4,8 @@ import path from 'node:path';
 
 import type { Platform } from '@nextai/shared';
 
+import { createSandbox } from '../sandbox/select.js';
+import type { SandboxStatus } from '../sandbox/types.js';
 import { runCommand } from '../subprocess.js';
 import { requireDisplay } from './linux/display.js';
 
@@ -36,6 +38,8 @@ export interface DoctorProbes {
   windowManager(env: NodeJS.ProcessEnv): Promise<boolean>;
   /** macOS: runs a JXA snippet and returns its output (permission checks). */
   jxa(script: string): Promise<string>;
+  /** Whether the operating-system sandbox can start here (sandbox/select.ts). */
+  sandbox(platform: Platform): SandboxStatus;
 }
 
 interface ProgramNeed {
@@ -61,7 +65,7 @@ export async function runDoctor(
   env: NodeJS.ProcessEnv,
   probes: DoctorProbes = realProbes,
 ): Promise<DoctorCheck[]> {
-  const checks: DoctorCheck[] = [];
+  const checks: DoctorCheck[] = [sandboxCheck(platform, probes)];
   if (platform === 'linux') {
     checks.push(await displayCheck(env, probes));
     for (const need of LINUX_PROGRAMS) checks.push(programCheck(need, probes));
@@ -104,6 +108,30 @@ export async function runDoctor(
     });
   }
   return checks;
+}
+
+/** Everything the agent starts runs in the sandbox; without one, each command asks the person. */
+function sandboxCheck(platform: Platform, probes: DoctorProbes): DoctorCheck {
+  const status = probes.sandbox(platform);
+  const neededFor = 'running commands and apps without asking (bash_execute, bash_session, app_launch)';
+  if (status.available) {
+    return {
+      id: 'sandbox',
+      title: 'Sandbox',
+      status: 'ok',
+      detail: `${status.mechanism}${status.version ? ` ${status.version}` : ''} works: commands run confined, and ask only to leave`,
+      needed_for: neededFor,
+    };
+  }
+  return {
+    id: 'sandbox',
+    title: 'Sandbox',
+    // Windows has none yet: that is how NextAI is there, not something to fix.
+    status: platform === 'windows' ? 'warning' : 'missing',
+    detail: `${status.reason.en}: every command and app asks you first, and nothing runs unconfined without you`,
+    ...(status.fix ? { fix: status.fix } : {}),
+    needed_for: neededFor,
+  };
 }
 
 async function displayCheck(env: NodeJS.ProcessEnv, probes: DoctorProbes): Promise<DoctorCheck> {
@@ -186,6 +214,7 @@ async function macosPermissionChecks(probes: DoctorProbes): Promise<DoctorCheck[
 const requireFromHere = createRequire(import.meta.url);
 
 export const realProbes: DoctorProbes = {
+  sandbox: (platform) => createSandbox(platform).status(),
   which(program) {
     for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
       if (!directory) continue;

@@ -215,10 +215,10 @@ function deniedBase(pattern: string, homeDir: string): string | undefined {
   return normal === '/' ? undefined : normal.replace(/\/$/, '');
 }
 
-/** Drops folders already inside another one of the list. */
+/** Drops folders already inside another one of the list; the rest keep their order. */
 function outermost(folders: string[]): string[] {
-  const unique = [...new Set(folders)].sort((a, b) => a.length - b.length);
-  return unique.filter((folder, index) => !unique.slice(0, index).some((outer) => inside(folder, outer)));
+  const unique = [...new Set(folders)];
+  return unique.filter((folder) => !unique.some((outer) => outer !== folder && inside(folder, outer)));
 }
 
 function realOrSelf(target: string, files: ProfileFs): string {

@@ -1179,7 +1179,8 @@ describe('developer tools', () => {
 describe('working folder changes', () => {
   it('checks relative paths in every folder the command may have changed to', () => {
     const calls: GuardCalls = { paths: [], urls: [] };
-    analyzeShellCommand('cd sub && cat notes.txt', fakeGuards(calls), {
+    // `;` goes on whether the cd worked or not.
+    analyzeShellCommand('cd sub; cat notes.txt', fakeGuards(calls), {
       cwd: PROJECT,
       homeDir: HOME,
       timeoutMs: 10_000,
@@ -1190,6 +1191,23 @@ describe('working folder changes', () => {
         { path: 'notes.txt', access: 'read', cwd: `${PROJECT}/sub` },
       ]),
     );
+  });
+
+  it('after `cd x &&`, only x: what follows runs only when the cd worked', () => {
+    const calls: GuardCalls = { paths: [], urls: [] };
+    analyzeShellCommand('cd sub && cat notes.txt && cd .. && cat top.txt', fakeGuards(calls), {
+      cwd: PROJECT,
+      homeDir: HOME,
+      timeoutMs: 10_000,
+    });
+    const reads = calls.paths.filter((call) => call.access === 'read' && call.path.endsWith('.txt'));
+    expect(reads).toEqual([
+      { path: 'notes.txt', access: 'read', cwd: `${PROJECT}/sub` },
+      { path: 'top.txt', access: 'read', cwd: PROJECT },
+    ]);
+    // Not for `cd x || …`, nor for a cd inside something else.
+    expect(analyze('cd sub || rm -rf build').effects.paths.map((path) => path.target)).toContain(`${PROJECT}/build`);
+    expect(analyze('(cd sub) && rm -rf build').effects.paths.map((path) => path.target)).toContain(`${PROJECT}/build`);
   });
 
   expectLevels([

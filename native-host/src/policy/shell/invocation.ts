@@ -337,6 +337,7 @@ export function changeDirectory(inv: Invocation, st: AnalysisState, target: Word
   if (target) checkPath(st, inv, target, 'list');
   if (st.cwds === undefined) return;
   const next = new Set(st.cwds);
+  const targets = new Set<string>();
   for (const cwd of st.cwds) {
     const resolved = target === undefined ? st.homeDir : resolveShellPath(target.value as string, cwd, st.homeDir);
     if (resolved === undefined) {
@@ -344,8 +345,10 @@ export function changeDirectory(inv: Invocation, st: AnalysisState, target: Word
       return;
     }
     next.add(resolved);
+    targets.add(resolved);
   }
   st.cwds = next.size > MAX_CWDS ? undefined : [...next];
+  st.lastCd = { targets: [...targets] };
 }
 
 /** Where a fixed path points from each folder the command may be in. */

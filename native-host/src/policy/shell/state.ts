@@ -52,6 +52,11 @@ export class AnalysisState {
   pwdKnown = true;
   /** The working directories the command may be in at this point; undefined once it cannot be known. */
   cwds: string[] | undefined;
+  /**
+   * The folders the latest `cd` went to, if it succeeds (the walk narrows `cwds` to them for what
+   * follows `cd x &&`, which runs only when the cd succeeded).
+   */
+  lastCd: { targets: string[] } | undefined;
   /** Inside an `if`, loop body, `&&`/`||` branch or function body: assignments may not happen. */
   conditional = 0;
   /** How many `sh -c '…'` / `eval` levels deep the analysis is. */

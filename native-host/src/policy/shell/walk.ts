@@ -79,10 +79,13 @@ function statement(node: Node, st: AnalysisState, stdin: Stdin): Output {
     case 'list': {
       // `a && b || c …` nests to the left, one level per operator: walk it as a flat chain so
       // that a long chain is not mistaken for deep nesting.
-      const [first, ...rest] = flattenList(node);
-      let output = first ? walkStatement(first, st, stdin) : NO_OUTPUT;
+      const { nodes, operators } = flattenList(node);
+      const [first, ...rest] = nodes;
+      let output = first ? walkCd(first, st, stdin, operators[0]) : NO_OUTPUT;
       // Everything after the first && or || runs only sometimes.
-      for (const next of rest) output = conditionally(st, () => walkStatement(next, st, stdin));
+      rest.forEach((next, index) => {
+        output = conditionally(st, () => walkCd(next, st, stdin, operators[index + 1]));
+      });
       return output;
     }
     case 'pipeline': {
@@ -150,15 +153,37 @@ function statement(node: Node, st: AnalysisState, stdin: Stdin): Output {
   }
 }
 
-function flattenList(node: Node): Node[] {
+/** A chain's statements, and the operator after each (`&&`, `||`; none after the last). */
+function flattenList(node: Node): { nodes: Node[]; operators: (string | undefined)[] } {
   const rights: Node[] = [];
+  const operators: string[] = [];
   let current: Node | undefined = node;
   while (current?.type === 'list') {
     const [left, right]: (Node | undefined)[] = statements(current);
     if (right) rights.push(right);
+    const operator = current.children.find((child) => !child.isNamed && (child.type === '&&' || child.type === '||'));
+    operators.push(operator?.type ?? '');
     current = left;
   }
-  return [...(current ? [current] : []), ...rights.reverse()];
+  return { nodes: [...(current ? [current] : []), ...rights.reverse()], operators: operators.reverse() };
+}
+
+/**
+ * Walks one statement of a chain. When it is a plain `cd x` followed by `&&`, what follows runs
+ * only if the cd succeeded: the folders before it are no longer possible (`cd ~/app && rm -rf
+ * build` deletes ~/app/build, not ~/build).
+ */
+function walkCd(node: Node, st: AnalysisState, stdin: Stdin, operator: string | undefined): Output {
+  st.lastCd = undefined;
+  const output = walkStatement(node, st, stdin);
+  const name = node.type === 'command' ? node.childForFieldName('name')?.text : undefined;
+  // Set by the walk just above (TypeScript cannot see that through the call).
+  const cd = st.lastCd as AnalysisState['lastCd'];
+  if (operator === '&&' && (name === 'cd' || name === 'pushd') && cd && st.cwds !== undefined) {
+    st.cwds = cd.targets;
+  }
+  st.lastCd = undefined;
+  return output;
 }
 
 function sequence(node: Node, st: AnalysisState, stdin: Stdin): Output {
