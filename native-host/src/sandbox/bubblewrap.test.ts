@@ -69,6 +69,10 @@ describe('bubblewrap arguments', () => {
       '--tmpfs /root',
       `--ro-bind ${HOME} ${HOME}`,
       `--bind ${HOME}/Projects ${HOME}/Projects`,
+      // Last, once every mount point in them is made: the masked areas stay empty and read-only.
+      '--remount-ro /run',
+      '--remount-ro /home',
+      '--remount-ro /root',
     ]);
   });
 
@@ -124,7 +128,7 @@ describe('bubblewrap arguments', () => {
       { newSession: false },
     );
     const list = mounts(args);
-    expect(list.at(-1)).toBe('--ro-bind /data/run/terminals/nextai-terminal-x /data/run/terminals/nextai-terminal-x');
+    expect(list.at(-4)).toBe('--ro-bind /data/run/terminals/nextai-terminal-x /data/run/terminals/nextai-terminal-x');
     expect(list).toContain('--tmpfs /data');
     expect(args).not.toContain('--unshare-net');
     // A shell session keeps its own pty as its terminal.

@@ -142,6 +142,9 @@ export function bubblewrapArgs(profile: SandboxProfile, host: HostFacts, options
     const auth = profile.display.xauthority;
     if (auth && host.kind(auth) === 'file') args.push('--ro-bind', auth, auth);
   }
+  // The masked areas are empty and stay so: a write there fails as outside, rather than
+  // seeming to work in a folder that vanishes. (Last: mount points were made in them above.)
+  for (const area of masked) if (area !== '/tmp') args.push('--remount-ro', area);
   args.push('--chdir', profile.cwd);
   return args;
 }

@@ -738,7 +738,14 @@ function editDistance(a: string, b: string): number {
 /** The environment an app gets: the small inherited set, with the display and session bus. */
 function xEnvironmentFor(env: NodeJS.ProcessEnv): Record<string, string> {
   const extra: Record<string, string> = {};
-  for (const name of ['DISPLAY', 'XAUTHORITY', 'PATH', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'] as const) {
+  for (const name of [
+    'DISPLAY',
+    'XAUTHORITY',
+    'PATH',
+    'HOME',
+    'DBUS_SESSION_BUS_ADDRESS',
+    'XDG_RUNTIME_DIR',
+  ] as const) {
     const value = env[name];
     if (value !== undefined) extra[name] = value;
   }

@@ -285,7 +285,6 @@ function sandboxedLaunch(
 ): { confine: NonNullable<LaunchOptions['confine']>; hostname: string; writable: string } | undefined {
   const sandbox = services.sandbox;
   if (!sandbox || placement?.mode === 'outside') return undefined;
-  const network = placement?.network ?? 'none';
   const hostname = sandbox.newAppHostname();
   const root = path.join(services.paths.runDir, 'sandbox-apps', hostname);
   const tmpDir = path.join(root, 'tmp');
@@ -297,24 +296,25 @@ function sandboxedLaunch(
       fsSync.mkdirSync(source, { recursive: true, mode: 0o700 });
       return { source, target };
     });
-  const display = process.env.DISPLAY;
-  const number = display ? /^:(\d+)(?:\.\d+)?$/.exec(display)?.[1] : undefined;
   const profile = sandbox.profile({
     granted: placement?.mode === 'confined' ? placement.granted : undefined,
-    network,
+    network: placement?.network ?? 'none',
     tmpDir,
     cwd: services.homeDir,
   });
   profile.overlays = overlays;
   profile.hostname = hostname;
-  if (display && number !== undefined) {
-    profile.display = { name: display, socket: `/tmp/.X11-unix/X${number}`, xauthority: process.env.XAUTHORITY };
-  }
-  const writable = profile.writable.length > 0 ? profile.writable.join(', ') : 'its private temporary folder';
   return {
     hostname,
-    writable,
-    confine: (command, env) => sandbox.prepare(command, profile, env),
+    writable: profile.writable.length > 0 ? profile.writable.join(', ') : 'its private temporary folder',
+    // The display is the one the desktop adapter gives the app (its DISPLAY and XAUTHORITY).
+    confine: (command, env) => {
+      const number = env.DISPLAY ? /^:(\d+)(?:\.\d+)?$/.exec(env.DISPLAY)?.[1] : undefined;
+      if (env.DISPLAY && number !== undefined) {
+        profile.display = { name: env.DISPLAY, socket: `/tmp/.X11-unix/X${number}`, xauthority: env.XAUTHORITY };
+      }
+      return sandbox.prepare(command, profile, env);
+    },
   };
 }
 
