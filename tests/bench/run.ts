@@ -19,6 +19,7 @@ import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
 import { benchSchedule } from './schedule.js';
 import { benchAudit, benchDecision, benchEmergencyStop } from './safety.js';
+import { benchSandbox } from './sandbox.js';
 import { formatRow, summarize } from './stats.js';
 
 const PERSISTENT_REQUESTS = 1000;
@@ -36,8 +37,8 @@ interface BackgroundGlobals {
   chrome: { runtime: { sendNativeMessage(host: string, message: object): Promise<unknown> } };
 }
 
-/** `npm run bench -- desktop safety` runs only the sections named; all of them by default. */
-const SECTIONS = ['messaging', 'safety', 'desktop', 'loop', 'schedule', 'browser'] as const;
+/** `npm run bench -- desktop safety sandbox` runs only the sections named; all of them by default. */
+const SECTIONS = ['messaging', 'safety', 'sandbox', 'desktop', 'loop', 'schedule', 'browser'] as const;
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name))
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     ];
     process.stdout.write(`${safety.join('\n')}\n`);
   }
+  if (wanted('sandbox')) process.stdout.write(`${(await benchSandbox()).join('\n')}\n\n`);
   if (wanted('desktop')) {
     // Each desktop bench starts its own Xvfb + openbox; one after another so they do not compete.
     const desktop = [
