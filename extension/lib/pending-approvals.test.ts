@@ -19,6 +19,7 @@ function approval(id: string, created = '2026-01-01T00:00:00.000Z'): Approval {
     findings: [],
     translations: {},
     per_call: false,
+    sandbox: null,
     status: 'pending',
     scope: null,
     message: null,

@@ -106,6 +106,7 @@ export class PendingApprovals {
           source: '',
           tool: data.tool,
           input: {},
+          sandbox: null,
           risk: data.risk,
           layer: data.layer,
           reason: data.reason,

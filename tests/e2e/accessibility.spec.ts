@@ -47,7 +47,8 @@ test('every screen of the panel passes axe-core’s WCAG A/AA rules, in light an
       text: 'Let me look.',
       calls: [{ name: 'system_info', input: { categories: ['os'] } }],
     },
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'ls -la /tmp' } }] },
+    // Writing outside the folders the sandbox may change: it waits for approval.
+    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'ls -la /tmp > /var/tmp/nx-e2e-a11y' } }] },
     { kind: 'text', text: 'Done: **two** files.' },
   ]);
   Object.assign(home.env, { ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ANTHROPIC_API_KEY: 'sk-ant-test-key-a11y' });

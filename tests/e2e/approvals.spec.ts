@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { expect, test, type Page } from '@playwright/test';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
@@ -20,7 +23,13 @@ const KEY = 'sk-ant-test-0123456789abcdef';
 const WAIT = { timeout: 60_000 };
 
 test.beforeAll(() => requireBuilt(CLI_BUNDLE));
+/** Commands that write here leave the sandbox (it may change only the allowed folders): they ask. */
+const OUTSIDE = '/var/tmp/nx-e2e';
+
 test.afterEach(async () => {
+  for (const name of fs.readdirSync('/var/tmp').filter((entry) => entry.startsWith('nx-e2e-'))) {
+    fs.rmSync(path.join('/var/tmp', name), { force: true });
+  }
   await browser?.close();
   browser = undefined;
   await home.cleanup();
@@ -87,7 +96,10 @@ function lastMessageText(body: { messages: { content: unknown }[] }): string {
 
 test('a run that needs approval raises the badge and shows the card; approving in the panel lets it finish', async () => {
   const b = await launch([
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo approved-in-the-panel' } }] },
+    {
+      kind: 'tool_calls',
+      calls: [{ name: 'bash_execute', input: { command: `touch ${OUTSIDE}-panel && echo approved-in-the-panel` } }],
+    },
     { kind: 'text', text: 'The command printed approved-in-the-panel.' },
   ]);
   const panel = await openPanel(b);
@@ -101,10 +113,20 @@ test('a run that needs approval raises the badge and shows the card; approving i
   const card = panel.getByTestId('approval-card');
   await expect(card).toHaveCount(1);
   await expect(card.getByRole('heading', { level: 3 })).toHaveText('Run a shell command');
-  await expect(card.getByTestId('approval-param-command')).toHaveText('echo approved-in-the-panel', WAIT);
+  await expect(card.getByTestId('approval-param-command')).toHaveText(
+    `touch ${OUTSIDE}-panel && echo approved-in-the-panel`,
+    WAIT,
+  );
   await expect(card.getByTestId('approval-risk')).toHaveText('High risk');
-  await expect(card.getByTestId('approval-layer')).toHaveText('Decided by: Project approval policy');
-  await expect(card.getByTestId('approval-reason')).toContainText('high-risk actions to ask you first');
+  await expect(card.getByTestId('approval-layer')).toHaveText('Decided by: Sandbox');
+  await expect(card.getByTestId('approval-reason')).toContainText(
+    `Asks to leave the sandbox because it creates ${OUTSIDE}-panel, outside the folders the sandbox may change`,
+  );
+  // Where it would run, said on its own: outside the sandbox, with the person's full access.
+  await expect(card.getByTestId('approval-sandbox')).toContainText('Where it runs Outside the sandbox');
+  await expect(card.getByTestId('approval-sandbox-summary')).toHaveText(
+    'If you approve, it runs outside the sandbox, with your full access.',
+  );
   await expect(card).toContainText(`Agent run ${runId.slice(0, 8)}`);
   expect(await runState(runId)).toBe('waiting_approval');
   await panel.screenshot({ path: 'test-results/approvals-en.png', fullPage: true });
@@ -120,6 +142,7 @@ test('a run that needs approval raises the badge and shows the card; approving i
   await expect.poll(() => runState(runId), WAIT).toBe('finished');
   const requests = await model!.waitForRequests(2);
   expect(lastMessageText(requests[1]!.body)).toContain('approved-in-the-panel');
+  expect(fs.existsSync(`${OUTSIDE}-panel`)).toBe(true);
   // The panel's own answer is not reported back to it as news from elsewhere.
   await expect(panel.getByTestId('approvals-notices')).toHaveCount(0);
   await panel.screenshot({ path: 'test-results/approvals-empty-en.png', fullPage: true });
@@ -127,7 +150,10 @@ test('a run that needs approval raises the badge and shows the card; approving i
 
 test('answered in the terminal, a request leaves the panel and the badge at once; deny with a message reaches the caller (zh-CN)', async () => {
   const b = await launch([
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'ls -la /tmp | head -n 5' } }] },
+    {
+      kind: 'tool_calls',
+      calls: [{ name: 'bash_execute', input: { command: `ls -la /tmp | head -n 5 > ${OUTSIDE}-list` } }],
+    },
     { kind: 'text', text: 'Listed.' },
   ]);
   const panel = await openPanel(b, 'zh-CN');
@@ -136,18 +162,22 @@ test('answered in the terminal, a request leaves the panel and the badge at once
 
   const runId = await startRun('List /tmp');
   // A second request from the terminal (no run: it can only be approved once).
-  const tool = startCli(['tool', 'bash_execute', '{"command":"cat /etc/hostname"}', '--json'], home.env);
+  const tool = startCli(
+    ['tool', 'bash_execute', JSON.stringify({ command: `cat /etc/hostname > ${OUTSIDE}-hostname` }), '--json'],
+    home.env,
+  );
   await expect.poll(() => badgeText(b), WAIT).toBe('2');
   const cards = panel.getByTestId('approval-card');
   await expect(cards).toHaveCount(2, WAIT);
   const runCard = cards.filter({ hasText: 'ls -la /tmp | head -n 5' });
   const toolCard = cards.filter({ hasText: 'cat /etc/hostname' });
   await expect(runCard.getByTestId('approval-risk')).toHaveText('高风险');
-  await expect(runCard.getByTestId('approval-layer')).toHaveText('决定层：项目审批策略');
+  await expect(runCard.getByTestId('approval-layer')).toHaveText('决定层：沙箱');
   // The daemon's own words come in the panel's language too: the reason and what the analyser found.
   await expect(runCard.getByTestId('approval-reason')).toHaveText(
-    '项目“Default”（开发模式模板）将高风险操作设为“先问你”。',
+    `请求离开沙箱，因为它更改 ${OUTSIDE}-list，不在沙箱可以更改的文件夹（无）中。如果允许，它会以你的全部权限运行。`,
   );
+  await expect(runCard.getByTestId('approval-sandbox')).toContainText('在哪里运行 在沙箱外');
   await expect(toolCard.getByTestId('approval-findings')).toContainText('匹配禁止的路径模式“/etc/**”');
   await expect(toolCard.getByTestId('approve-run')).toBeDisabled();
   await expect(panel.getByTestId('tab-approvals-count')).toHaveText('2');
@@ -162,6 +192,7 @@ test('answered in the terminal, a request leaves the panel and the badge at once
   await expect.poll(() => badgeText(b), WAIT).toBe('1');
   await expect(panel.getByTestId('approvals-notices')).toContainText('已在命令行中被批准');
   await expect.poll(() => runState(runId), WAIT).toBe('finished');
+  expect(fs.readFileSync(`${OUTSIDE}-list`, 'utf8')).toContain('total');
 
   // The terminal's own call is denied in the panel, with a message for the caller.
   await toolCard.getByTestId('deny-with-message').click();
@@ -191,7 +222,7 @@ test('fifty pending requests: the badge and the tab count them, the list renders
       client.peer
         .request(
           'tools.call',
-          { name: 'bash_execute', input: { command: `echo request-${index}` } },
+          { name: 'bash_execute', input: { command: `touch ${OUTSIDE}-request-${index}` } },
           { timeoutMs: 120_000 },
         )
         .catch(() => undefined),
@@ -202,7 +233,10 @@ test('fifty pending requests: the badge and the tab count them, the list renders
     // A window of cards, not fifty at once; the rest follow on demand.
     const cards = panel.getByTestId('approval-card');
     expect(await cards.count()).toBeLessThan(50);
-    await expect(cards.first().getByTestId('approval-param-command')).toHaveText(/^echo request-\d+$/, WAIT);
+    await expect(cards.first().getByTestId('approval-param-command')).toHaveText(
+      /^touch \/var\/tmp\/nx-e2e-request-\d+$/,
+      WAIT,
+    );
     await panel.screenshot({ path: 'test-results/approvals-dark-en.png' });
 
     const started = Date.now();
@@ -219,7 +253,9 @@ test('fifty pending requests: the badge and the tab count them, the list renders
       }, WAIT)
       .toBe(49);
     await expect(panel.getByTestId('approvals-show-more')).toHaveCount(0);
-    await expect(cards.last().getByTestId('approval-param-command')).toHaveText(/^echo request-\d+$/);
+    await expect(cards.last().getByTestId('approval-param-command')).toHaveText(
+      /^touch \/var\/tmp\/nx-e2e-request-\d+$/,
+    );
     test.info().annotations.push({ type: 'answer with 50 pending', description: `${answerMs} ms` });
 
     client.close();
@@ -234,7 +270,10 @@ test('fifty pending requests: the badge and the tab count them, the list renders
 
 test('the daemon dies while a run waits for approval: after the restart the same request is still in the panel, once, and answering it lets the run finish', async () => {
   const b = await launch([
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo survived-a-restart' } }] },
+    {
+      kind: 'tool_calls',
+      calls: [{ name: 'bash_execute', input: { command: `touch ${OUTSIDE}-restart && echo survived-a-restart` } }],
+    },
     { kind: 'text', text: 'The command printed survived-a-restart.' },
   ]);
   const panel = await openPanel(b);

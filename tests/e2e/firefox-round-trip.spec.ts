@@ -259,7 +259,12 @@ test('Firefox: the right-click handler puts the selection in the sidebar compose
 
 test('Firefox: a run that needs approval shows in the sidebar inbox and on the toolbar badge; approving it there lets the run finish', async () => {
   const model = await startFakeModelServer([
-    { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command: 'echo approved-in-firefox' } }] },
+    {
+      kind: 'tool_calls',
+      calls: [
+        { name: 'bash_execute', input: { command: 'touch /var/tmp/nx-e2e-firefox && echo approved-in-firefox' } },
+      ],
+    },
     { kind: 'text', text: 'The command printed approved-in-firefox.' },
   ]);
   models.push(model);
@@ -299,4 +304,7 @@ test('Firefox: a run that needs approval shows in the sidebar inbox and on the t
   await expect.poll(badge, { timeout: 60_000 }).toBe('');
   await expect.poll(() => runState(runId), { timeout: 60_000 }).toBe('finished');
   expect(JSON.stringify((await model.waitForRequests(2))[1]!.body)).toContain('approved-in-firefox');
+  // It left the sandbox to write there, as approved.
+  expect(fs.existsSync('/var/tmp/nx-e2e-firefox')).toBe(true);
+  fs.rmSync('/var/tmp/nx-e2e-firefox', { force: true });
 });

@@ -162,6 +162,15 @@ export function ApprovalCard({ approval, title, category, t, locale, connected, 
         )}
       </section>
 
+      {approval.sandbox && (
+        <SandboxSection
+          sandbox={approval.sandbox}
+          localized={localized?.sandbox}
+          reason={localized?.reason ?? approval.reason}
+          t={t}
+        />
+      )}
+
       {denying ? (
         <form
           className="approval-deny-form"
@@ -252,5 +261,54 @@ export function ApprovalCard({ approval, title, category, t, locale, connected, 
         </p>
       )}
     </article>
+  );
+}
+
+/**
+ * Where the command or app would run: confined (what it may change, whether it has the
+ * network), asking to leave (and why — already in the reasons above), or with no sandbox here.
+ */
+function SandboxSection({
+  sandbox,
+  localized,
+  reason,
+  t,
+}: {
+  sandbox: NonNullable<PendingApproval['sandbox']>;
+  localized: { summary: string; escapes: string[] } | undefined;
+  /** The reason shown above: when the sandbox itself asks, its sentence is already there. */
+  reason: string;
+  t: Translate;
+}) {
+  const summary = localized?.summary ?? sandbox.summary;
+  const state =
+    sandbox.mechanism === 'none' || sandbox.unavailable ? 'none' : sandbox.sandboxed ? 'confined' : 'leaves';
+  const label = {
+    confined: t('approvalsSandboxConfined'),
+    leaves: t('approvalsSandboxLeaves'),
+    none: t('approvalsSandboxNone'),
+  }[state];
+  return (
+    <section
+      className={`approval-section approval-sandbox approval-sandbox-${state}`}
+      aria-label={t('approvalsSandbox')}
+      data-testid="approval-sandbox"
+    >
+      <h4>
+        {t('approvalsSandbox')} <span className="approval-sandbox-badge">{label}</span>
+      </h4>
+      <p className="approval-sandbox-summary" data-testid="approval-sandbox-summary">
+        {summary === reason ? t('approvalsSandboxFullAccess') : summary}
+      </p>
+      {state === 'confined' && (
+        <p className="approval-layer">
+          {sandbox.writable.length > 0
+            ? t('approvalsSandboxWritable', { folders: sandbox.writable.join(', ') })
+            : t('approvalsSandboxNoWritable')}
+          {' · '}
+          {sandbox.network === 'full' ? t('approvalsSandboxNetworkOn') : t('approvalsSandboxNetworkOff')}
+        </p>
+      )}
+    </section>
   );
 }

@@ -21,6 +21,7 @@ function approval(id: string): Approval {
     findings: [],
     translations: {},
     per_call: false,
+    sandbox: null,
     status: 'pending',
     scope: null,
     message: null,

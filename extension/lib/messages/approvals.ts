@@ -59,6 +59,15 @@ export const en = {
   approvalsDismissLabel: 'Dismiss this notice',
   approvalsCopied: 'Copied',
   approvalsWaitingSince: 'Waiting since {time}',
+  approvalsSandbox: 'Where it runs',
+  approvalsSandboxConfined: 'In the sandbox',
+  approvalsSandboxLeaves: 'Outside the sandbox',
+  approvalsSandboxNone: 'No sandbox',
+  approvalsSandboxWritable: 'Can change: {folders}',
+  approvalsSandboxNoWritable: 'Can change: only its private temporary folder',
+  approvalsSandboxNetworkOn: 'Network: on',
+  approvalsSandboxNetworkOff: 'Network: off',
+  approvalsSandboxFullAccess: 'If you approve, it runs outside the sandbox, with your full access.',
 } as const;
 
 export const zhCN: Record<keyof typeof en, string> = {
@@ -119,4 +128,13 @@ export const zhCN: Record<keyof typeof en, string> = {
   approvalsDismissLabel: '关闭此提示',
   approvalsCopied: '已复制',
   approvalsWaitingSince: '自 {time} 起等待',
+  approvalsSandbox: '在哪里运行',
+  approvalsSandboxConfined: '在沙箱中',
+  approvalsSandboxLeaves: '在沙箱外',
+  approvalsSandboxNone: '没有沙箱',
+  approvalsSandboxWritable: '可以更改：{folders}',
+  approvalsSandboxNoWritable: '可以更改：仅它自己的临时文件夹',
+  approvalsSandboxNetworkOn: '网络：开',
+  approvalsSandboxNetworkOff: '网络：关',
+  approvalsSandboxFullAccess: '如果你批准，它会在沙箱外以你的全部权限运行。',
 };

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type Approval, type Decision, type DecisionTranslations, type SensitiveKind } from '@nextai/shared';
+import {
+  AppError,
+  type Approval,
+  type Decision,
+  type DecisionTranslations,
+  type SandboxInfo,
+  type SensitiveKind,
+} from '@nextai/shared';
 
 import { canonicalJson } from './audit/chain.js';
 import type { Db } from './database.js';
@@ -45,6 +52,7 @@ interface ApprovalRow {
   translations: string;
   per_call: number;
   sensitive_kind: string | null;
+  sandbox: string | null;
   status: Approval['status'];
   scope: Approval['scope'];
   message: string | null;
@@ -71,8 +79,8 @@ export class ApprovalQueue {
     const { decision } = request;
     this.db
       .prepare(
-        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, translations, per_call, sensitive_kind, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+        `INSERT INTO approvals (id, created_at, call_id, run_id, project, source, tool, input, risk, layer, reason, findings, translations, per_call, sensitive_kind, sandbox, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
       )
       .run(
         id,
@@ -90,6 +98,7 @@ export class ApprovalQueue {
         JSON.stringify(decision.translations),
         decision.per_call ? 1 : 0,
         request.sensitive ?? null,
+        decision.sandbox ? JSON.stringify(decision.sandbox) : null,
       );
     this.events.append('approval.requested', {
       approval_id: id,
@@ -320,9 +329,10 @@ export class ApprovalQueue {
 function toApproval(row: ApprovalRow): Approval {
   // What kind of sensitive action it was is for matching a repeated call, not part of the
   // approval clients are sent (its reason describes it).
-  const { sensitive_kind: _kind, ...rest } = row;
+  const { sensitive_kind: _kind, sandbox, ...rest } = row;
   return {
     ...rest,
+    sandbox: sandbox ? (JSON.parse(sandbox) as SandboxInfo) : null,
     input: JSON.parse(row.input) as Record<string, unknown>,
     findings: JSON.parse(row.findings) as string[],
     translations: JSON.parse(row.translations) as DecisionTranslations,

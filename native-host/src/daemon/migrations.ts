@@ -299,4 +299,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE schedules ADD COLUMN disabled_reason_translations TEXT;
     `,
   },
+  {
+    version: 11,
+    name: 'approvals: the sandbox a command would run in, or why it asks to leave it',
+    sql: `
+      -- JSON of the decision's sandbox (issue #15): confined or not, writable folders, hidden
+      -- places, network, and the sentence the card shows; NULL for tools that start nothing and
+      -- for requests written before.
+      ALTER TABLE approvals ADD COLUMN sandbox TEXT;
+    `,
+  },
 ];

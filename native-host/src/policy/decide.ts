@@ -93,7 +93,8 @@ export function decide(input: DecisionInput): Decision {
   } else if (sandbox?.available) {
     const floor = sandbox.escapes.reduce<RiskLevel>((level, escape) => higherRisk(level, escape.floor), 'low');
     risk = higherRisk(higherRisk(input.analysis.risk, floor), guardRisk);
-    findings = [...sandbox.escapes.map((escape) => escape.why), ...input.analysis.findings, ...guardFindings];
+    // Why it leaves is said by the sandbox part (and the reason, when the sandbox asks).
+    findings = [...input.analysis.findings, ...guardFindings];
   } else {
     risk = higherRisk(higherRisk(defaultRisk, input.analysis.risk), guardRisk);
     findings = [...input.analysis.findings, ...guardFindings];

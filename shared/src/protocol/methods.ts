@@ -11,7 +11,7 @@ import {
   securityConfigSchema,
   templateIdSchema,
 } from '../policy/config.js';
-import { decisionSchema, decisionTranslationsSchema } from '../policy/decision.js';
+import { decisionSchema, decisionTranslationsSchema, sandboxInfoSchema } from '../policy/decision.js';
 import { RISK_LEVELS, TOOL_CATEGORIES } from '../tools/define-tool.js';
 import { eventSchema } from './events.js';
 import { RUN_METHODS } from './runs.js';
@@ -155,6 +155,8 @@ export const approvalSchema = z.object({
   /** `reason` and `findings` in the panel's other languages (absent for requests older than them). */
   translations: decisionTranslationsSchema.default({}),
   per_call: z.boolean(),
+  /** Where the command or app would run: in the sandbox, or why it asks to leave it (issue #15). */
+  sandbox: sandboxInfoSchema.nullable().default(null),
   status: z.enum(['pending', 'approved', 'denied', 'cancelled']),
   scope: z.enum(['once', 'run']).nullable(),
   message: z.string().nullable(),
