@@ -286,6 +286,39 @@ describe('attacks that must fail in the sandbox (and work without it)', async ()
     fs.rmSync(path.join(home, 'Projects', 'hard'));
   });
 
+  it("types into the person's windows through an abstract Unix socket (the X server's), with the network on", async () => {
+    // Abstract sockets belong to the network namespace: a command with the network shares it.
+    // The X server listens on one (@/tmp/.X11-unix/X0): a program reaching it can type anywhere.
+    const name = `nx-breakout-${process.pid}`;
+    const server = spawn(
+      '/usr/bin/python3',
+      [
+        '-c',
+        `import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind(b'\\0${name}')\ns.listen(4)\nprint('ready', flush=True)\nwhile True:\n    c, _ = s.accept()\n    c.sendall(b'x-server\\n')\n    c.close()`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve) => server.stdout?.once('data', () => resolve()));
+      const script = `import socket; s = socket.socket(socket.AF_UNIX); s.connect(b'\\0${name}'); print(s.recv(20).decode().strip())`;
+      const inside = await confined(`/usr/bin/python3 -c "${script}"`, 'full');
+      expect(inside.stdout).not.toContain('x-server');
+      expect(inside.stderr).toMatch(/Permission denied/);
+      expect((await unconfined(`/usr/bin/python3 -c "${script}"`)).stdout).toContain('x-server');
+    } finally {
+      server.kill('SIGKILL');
+    }
+  });
+
+  it("reads the user's kernel keyring, shared by all of the person's processes", async () => {
+    // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, create): the user's keyring id.
+    const script =
+      "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); r = libc.syscall(250, 0, -4, 1); print('keyring', r, os.strerror(ctypes.get_errno()))";
+    const inside = await confined(`/usr/bin/python3 -c "${script}"`);
+    expect(inside.stdout).toMatch(/^keyring -1 Operation not permitted/);
+    expect((await unconfined(`/usr/bin/python3 -c "${script}"`)).stdout).toMatch(/^keyring \d+ /);
+  });
+
   it('raises privileges or gets capabilities back', async () => {
     const inside = await confined(
       'grep CapEff /proc/self/status; unshare -U true && echo nested; mount -t tmpfs none /mnt',

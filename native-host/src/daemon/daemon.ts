@@ -136,7 +136,7 @@ export class Daemon {
     const sandbox =
       options.sandbox ??
       new SandboxService({
-        sandbox: createSandbox(platform),
+        sandbox: createSandbox(platform, { stateDir: path.join(paths.runDir, 'sandbox') }),
         platform,
         homeDir,
         security: () => policy.current.config.security,

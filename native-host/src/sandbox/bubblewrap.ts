@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { AppError, say, type Localized } from '@nextai/shared';
 
 import { inside } from './places.js';
 import type { SandboxProfile } from './profile.js';
+import { seccompArch, seccompBytes } from './seccomp.js';
 import type { PreparedCommand, PrepareOptions, Sandbox, SandboxStatus } from './types.js';
 
 /** The uid and gid a root daemon's commands have inside the sandbox (the first ordinary user). */
@@ -184,12 +186,16 @@ export class Bubblewrap implements Sandbox {
   private probed: SandboxStatus | undefined;
   private file: string | undefined;
 
+  private readonly filterFiles = new Map<string, string>();
+
   constructor(
     private readonly options: {
       /** Where to look for bwrap (tests point at a program of their own). */
       locations?: readonly string[];
       host?: () => HostFacts;
       procRoot?: string;
+      /** A private folder for the seccomp filter file (the daemon's run folder); a new temporary one otherwise. */
+      stateDir?: string;
     } = {},
   ) {}
 
@@ -213,15 +219,45 @@ export class Bubblewrap implements Sandbox {
     const host = (this.options.host ?? realHostFacts)();
     // A shell session's pty is its own: it keeps it as its controlling terminal (the session's
     // processes are found and stopped by that terminal session). Anything else starts a new one.
+    const args = [...bubblewrapArgs(profile, host, { newSession: options.ownTerminal !== true }), '--', ...command];
+    if (profile.display) return { file: this.file, args, env: sandboxEnvironment(env, profile) };
+    // Commands also get the seccomp filter (seccomp.ts), which bubblewrap reads from a file
+    // descriptor: a tiny shell opens the file as fd 9 and becomes bubblewrap.
     return {
-      file: this.file,
-      args: [...bubblewrapArgs(profile, host, { newSession: options.ownTerminal !== true }), '--', ...command],
+      file: '/bin/sh',
+      args: [
+        '-c',
+        'exec 9<"$0" && exec "$@"',
+        this.seccompFilter(profile.network),
+        this.file,
+        '--seccomp',
+        '9',
+        ...args,
+      ],
       env: sandboxEnvironment(env, profile),
     };
   }
 
   commandPid(startedPid: number): number | undefined {
     return firstDescendantNotNamed(startedPid, 'bwrap', this.options.procRoot ?? '/proc');
+  }
+
+  /** The filter file for a network setting, written once (0600) in a folder only this user can enter. */
+  private seccompFilter(network: SandboxProfile['network']): string {
+    const arch = seccompArch();
+    if (!arch) {
+      throw sandboxUnavailable(
+        say(`there is no seccomp filter for ${process.arch}`, `没有适用于 ${process.arch} 的 seccomp 过滤器`),
+      );
+    }
+    const known = this.filterFiles.get(network);
+    if (known && fs.existsSync(known)) return known;
+    const dir = this.options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'nextai-sandbox-'));
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = path.join(dir, `seccomp-${arch}-${network}.bpf`);
+    fs.writeFileSync(file, seccompBytes(arch, { unixSockets: network === 'none' }), { mode: 0o600 });
+    this.filterFiles.set(network, file);
+    return file;
   }
 
   private probe(): SandboxStatus {
@@ -237,9 +273,23 @@ export class Bubblewrap implements Sandbox {
     this.file = file;
     // A real sandbox of the kind commands get: user namespaces may be switched off, or a
     // container may forbid mounts; either shows here, not at the first command.
+    let filter: string;
+    try {
+      filter = this.seccompFilter('full');
+    } catch (error) {
+      return {
+        available: false,
+        mechanism: 'bubblewrap',
+        reason: say(
+          `the sandbox's seccomp filter cannot be made (${(error as Error).message})`,
+          `无法生成沙箱的 seccomp 过滤器（${(error as Error).message}）`,
+        ),
+      };
+    }
     const trial = spawnSync(
-      file,
-      ['--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--ro-bind', '/', '/',
+      '/bin/sh',
+      ['-c', 'exec 9<"$0" && exec "$@"', filter, file, '--seccomp', '9',
+        '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--ro-bind', '/', '/',
         '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--die-with-parent', '--', 'true'], // prettier-ignore
       { timeout: 10_000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } },
     );

@@ -6,10 +6,10 @@ import { Seatbelt } from './seatbelt.js';
 import type { Sandbox } from './types.js';
 
 /** The one place that picks the sandbox for the running OS (the platform comes from platform/current.ts). */
-export function createSandbox(platform: Platform): Sandbox {
+export function createSandbox(platform: Platform, options: { stateDir?: string } = {}): Sandbox {
   switch (platform) {
     case 'linux':
-      return new Bubblewrap();
+      return new Bubblewrap(options.stateDir ? { stateDir: options.stateDir } : {});
     case 'macos':
       return new Seatbelt();
     case 'windows':
