@@ -63,11 +63,13 @@ export class TerminalSession {
           `${this.cwd() ?? this.lastCwd}, without the variables and functions that commands in the session's other shells set.`,
       );
     }
-    // The agent's directory goes with it from shell to shell.
-    const workingDir = request.workingDir ?? (switching && !fresh ? this.cwd() : undefined);
+    // The agent's directory goes with it from shell to shell — exactly that folder (read from the
+    // kernel, so with no link in it): a sandboxed command swapping it for a link meanwhile must
+    // not move an approved command elsewhere.
+    const follow = request.workingDir === undefined && switching ? this.cwd() : undefined;
     let result: CallResult;
     try {
-      result = await lane.shell.run({ ...request, ...(workingDir ? { workingDir } : {}) });
+      result = await lane.shell.run({ ...request, ...(follow ? { workingDir: follow, exactDir: true } : {}) });
     } catch (error) {
       // A shell that could not start (the sandbox refused) is not kept.
       if (fresh) {

@@ -57,6 +57,8 @@ export interface CallRequest {
   command: string;
   /** Absolute and checked to be a directory; the shell `cd`s there and stays. */
   workingDir?: string;
+  /** The shell must end up in exactly `workingDir`, no link followed (shells.ts, PosixCall). */
+  exactDir?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
 }
@@ -399,6 +401,7 @@ export class ShellSession {
         stdoutFifo: fifos.stdout,
         stderrFifo: fifos.stderr,
         workingDir: request.workingDir,
+        exactDir: request.exactDir,
         marker,
       }),
       { mode: 0o600 },

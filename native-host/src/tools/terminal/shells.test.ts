@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,6 +109,38 @@ describe('scripts', () => {
     expect(script).toContain(`{ cd -P -- '/w/it'\\''s' && . '/t/command.sh'\n} >&3 2>&4 3>&- 4>&- </dev/null`);
     expect(script).toContain(`} 3>'/t/out' 4>'/t/err'`);
     expect(script.indexOf("printf '%s%d;%s\\000' 'M'")).toBeGreaterThan(script.indexOf('__nextai_s=$?'));
+  });
+
+  it('with exactDir, runs nothing when the folder became a link to somewhere else', () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nx-exact-')));
+    try {
+      const folder = path.join(root, 'project');
+      fs.mkdirSync(folder);
+      fs.writeFileSync(path.join(root, 'command.sh'), 'echo ran in "$PWD"\n');
+      const run = (workingDir: string) => {
+        const script = posixCallScript({
+          commandFile: path.join(root, 'command.sh'),
+          stdoutFifo: '/dev/null',
+          stderrFifo: '/dev/null',
+          workingDir,
+          exactDir: true,
+          marker: 'M',
+        });
+        // Only the line that runs the command, with the streams left as they are.
+        const line = (script.split('\n')[1] ?? '').replace('{ ', '');
+        return spawnSync('bash', ['-c', line], { encoding: 'utf8' });
+      };
+      expect(run(folder).stdout).toBe(`ran in ${folder}\n`);
+      // A sandboxed command moved the folder aside and put a link to elsewhere in its place.
+      fs.renameSync(folder, `${folder}-moved`);
+      fs.symlinkSync(root, folder);
+      const swapped = run(folder);
+      expect(swapped.stdout).toBe('');
+      expect(swapped.stderr).toContain('is no longer the folder the command was checked in; it did not run.');
+      expect(swapped.status).not.toBe(0);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('builds the PowerShell call with files for the streams and the status', () => {

@@ -166,13 +166,22 @@ export interface PosixCall {
   stderrFifo: string;
   /** Absolute, already checked: the call `cd`s there first, and the session stays there. */
   workingDir?: string;
+  /**
+   * The folder must be exactly `workingDir` once there, no link on the way: the command was judged
+   * in that folder, and a folder swapped for a link meanwhile would put it somewhere else.
+   */
+  exactDir?: boolean;
   marker: string;
 }
 
 /** The call file: runs the command file with separate streams, then the end markers. */
 export function posixCallScript(call: PosixCall): string {
+  const dir = call.workingDir === undefined ? '' : posixQuote(call.workingDir);
+  const check = call.exactDir
+    ? ` && { [ "$PWD" = ${dir} ] || { printf '%s\\n' ${posixQuote(`NextAI: ${call.workingDir ?? ''} is no longer the folder the command was checked in; it did not run.`)} >&2; false; }; }`
+    : '';
   const run = call.workingDir
-    ? `cd -P -- ${posixQuote(call.workingDir)} && . ${posixQuote(call.commandFile)}`
+    ? `cd -P -- ${dir}${check} && . ${posixQuote(call.commandFile)}`
     : `. ${posixQuote(call.commandFile)}`;
   const marker = posixQuote(call.marker);
   return [
