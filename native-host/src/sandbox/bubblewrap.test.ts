@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
 
-import { bubblewrapArgs, sandboxEnvironment, SANDBOX_UID_FOR_ROOT, type HostFacts } from './bubblewrap.js';
+import { Bubblewrap, bubblewrapArgs, sandboxEnvironment, SANDBOX_UID_FOR_ROOT, type HostFacts } from './bubblewrap.js';
 import type { SandboxProfile } from './profile.js';
 
 const HOME = '/home/u';
@@ -216,5 +220,39 @@ describe('the environment inside', () => {
     expect(sandboxEnvironment({}, { display: { name: ':5', socket: '/tmp/.X11-unix/X5' } })).toMatchObject({
       DISPLAY: ':5',
     });
+  });
+});
+
+describe('when bubblewrap cannot start', () => {
+  it('is missing: the sandbox is unavailable, says how to install it, and prepares nothing', () => {
+    const sandbox = new Bubblewrap({ locations: ['/nonexistent/bwrap'] });
+    expect(sandbox.status()).toEqual({
+      available: false,
+      mechanism: 'bubblewrap',
+      reason: { en: 'bubblewrap (bwrap) is not installed', 'zh-CN': '没有安装 bubblewrap（bwrap）' },
+      fix: 'sudo apt install bubblewrap',
+    });
+    expect(() => sandbox.prepare(['/bin/true'], profile(), {})).toThrow(
+      'The sandbox cannot start: bubblewrap (bwrap) is not installed. Nothing was run.',
+    );
+  });
+
+  it('fails (user namespaces off, a container that forbids mounts): unavailable with its own words', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-fake-bwrap-'));
+    const fake = path.join(dir, 'bwrap');
+    fs.writeFileSync(fake, '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', {
+      mode: 0o755,
+    });
+    try {
+      const sandbox = new Bubblewrap({ locations: [fake], stateDir: dir });
+      const status = sandbox.status();
+      expect(status).toMatchObject({ available: false, mechanism: 'bubblewrap' });
+      expect(status.available ? '' : status.reason.en).toBe(
+        'bubblewrap cannot create a sandbox here (bwrap: No permissions to create new namespace)',
+      );
+      expect(() => sandbox.prepare(['/bin/true'], profile(), {})).toThrow(/Nothing was run/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
