@@ -175,7 +175,7 @@ test('answered in the terminal, a request leaves the panel and the badge at once
   await expect(runCard.getByTestId('approval-layer')).toHaveText('决定层：沙箱');
   // The daemon's own words come in the panel's language too: the reason and what the analyser found.
   await expect(runCard.getByTestId('approval-reason')).toHaveText(
-    `请求离开沙箱，因为它更改 ${OUTSIDE}-list，不在沙箱可以更改的文件夹（无）中。如果允许，它会以你的全部权限运行。`,
+    `请求离开沙箱，因为它更改 ${OUTSIDE}-list，不在沙箱可以更改的文件夹（无）中。如果允许，它会在 ~ 中以你的全部权限运行。`,
   );
   await expect(runCard.getByTestId('approval-sandbox')).toContainText('在哪里运行 在沙箱外');
   await expect(toolCard.getByTestId('approval-findings')).toContainText('匹配禁止的路径模式“/etc/**”');

@@ -319,6 +319,15 @@ describe('attacks that must fail in the sandbox (and work without it)', async ()
     expect((await unconfined(`/usr/bin/python3 -c "${script}"`)).stdout).toMatch(/^keyring \d+ /);
   });
 
+  it('makes sockets through io_uring, past the filter on socket(2)', async () => {
+    // io_uring_setup(4, params): the way to io_uring's own socket and connect operations.
+    const script =
+      "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); p = (ctypes.c_char * 120)(); r = libc.syscall(425, 4, p); print('uring', r, os.strerror(ctypes.get_errno()))";
+    const inside = await confined(`/usr/bin/python3 -c "${script}"`, 'full');
+    expect(inside.stdout).toMatch(/^uring -1 Operation not permitted/);
+    expect((await unconfined(`/usr/bin/python3 -c "${script}"`)).stdout).toMatch(/^uring \d+ /);
+  });
+
   it('raises privileges or gets capabilities back', async () => {
     const inside = await confined(
       'grep CapEff /proc/self/status; unshare -U true && echo nested; mount -t tmpfs none /mnt',
@@ -399,5 +408,22 @@ describe('through the daemon, as the agent runs commands', async () => {
     }[];
     const decision = audit.find((row) => row.kind === 'decision' && row.entry.tool === 'bash_execute');
     expect(decision?.entry.details?.sandbox).toMatchObject({ sandboxed: true, network: 'none' });
+  });
+
+  it('a .git/commondir made in the sandbox (it would make the person’s git run another config) is moved aside', async () => {
+    const env = { ...nx.env, HOME: home };
+    const evil = path.join(home, 'Projects', 'evil-git');
+    const command = `mkdir -p ${evil}/hooks && printf '../../evil-git' > ${project}/.git/commondir; echo planted`;
+    const ran = await runCli(['tool', 'bash_execute', JSON.stringify({ command }), '--json'], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    const { output } = JSON.parse(ran.stdout) as { output: { stdout: string; notices?: string[]; sandbox: string } };
+    expect(output).toMatchObject({ stdout: 'planted\n', sandbox: 'confined' });
+    expect(fs.existsSync(path.join(project, '.git', 'commondir'))).toBe(false);
+    expect(output.notices?.join('\n')).toMatch(/NextAI moved .*\.git\/commondir into .*nextai-quarantine/);
+    expect(fs.readdirSync(path.join(project, '.git', 'nextai-quarantine'))).toEqual([
+      expect.stringMatching(/-commondir$/),
+    ]);
+    // git in the project still reads its own config.
+    expect(spawnSync('git', ['-C', project, 'status', '--short'], { env: { PATH, HOME: home } }).status).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ import {
   type SandboxView,
 } from './sandbox-plan.js';
 import { ShellEffects } from './shell/effects.js';
+import { launchedProgramEscape } from './shell/sandbox-needs.js';
 import type { GuardVerdict, ShellGuards } from './verdicts.js';
 
 /** What the shell analyser reports (see policy/shell). */
@@ -91,11 +92,23 @@ const FILE_VERBS = {
 } satisfies Record<string, Localized>;
 type FileVerb = keyof typeof FILE_VERBS;
 
+/** Installed programs, whoever could write them is not the agent: `/usr/bin/gedit`, `/opt/app/bin/app`. */
+const SYSTEM_PROGRAM = /^\/(?:usr\/(?:local\/)?)?s?bin\/|^\/(?:opt|snap|Applications|System)\//;
+
+/** Why code on the display is high risk even in the sandbox. */
+const ON_DISPLAY = (what: Localized) =>
+  say(
+    `${what.en}, with your display: an app can type into your other windows`,
+    `${what['zh-CN']}，并且可以使用你的显示器：应用能向你的其他窗口输入`,
+  );
+
 /** Shells, interpreters and terminals: launching one with arguments runs a command. */
 const COMMAND_RUNNERS = new Set([
   'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'python', 'python3', 'perl', 'ruby', 'node',
   'php', 'lua', 'osascript', 'powershell', 'pwsh', 'cmd', 'cmd.exe', 'env', 'xterm', 'gnome-terminal', 'konsole',
-  'x-terminal-emulator', 'terminal', 'iterm', 'wt', 'sudo', 'su', 'doas', 'pkexec',
+  'x-terminal-emulator', 'terminal', 'iterm', 'wt', 'sudo', 'su', 'doas', 'pkexec', 'awk', 'gawk', 'mawk', 'nawk',
+  'tclsh', 'wish', 'expect', 'lua5.4', 'luajit', 'rscript', 'java', 'deno', 'bun', 'gdb', 'make', 'xdg-open', 'open',
+  'gio', 'find', 'xargs', 'nohup', 'setsid', 'timeout', 'nice', 'stdbuf', 'watch', 'script', 'screen', 'tmux',
 ]); // prettier-ignore
 
 /**
@@ -217,7 +230,6 @@ export function assessInput(
           {
             why: say('the analysis could not tell what it needs', '分析无法判断它需要什么'),
             floor: 'high',
-            changes: true,
           },
         ],
       };
@@ -255,6 +267,7 @@ export function assessInput(
         }
       }
       confine(shell(String(input.command ?? ''), workingDir));
+      if (sandbox) sandbox.cwd = workingDir;
       break;
     }
     case 'bash_session':
@@ -332,7 +345,13 @@ export function assessInput(
       const args = Array.isArray(input.args) ? input.args.map(String) : [];
       const base = name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
       if (COMMAND_RUNNERS.has(base) && args.length > 0) {
-        confine(shell([name, ...args].map(shellQuote).join(' '), env.cwd));
+        const analysis = shell([name, ...args].map(shellQuote).join(' '), env.cwd);
+        confine(analysis);
+        // It gets the display: code nobody checked could type into the person's other windows.
+        if (sandbox && analysis.effects?.unseenCode) {
+          sandbox.confined.risk = higherRisk(sandbox.confined.risk, 'high');
+          sandbox.confined.findings.push(ON_DISPLAY(analysis.effects.unseenCode.why));
+        }
       } else if (sandbox) {
         // A graphical app: on the display, with the same files as a command, and the network
         // (browsers, mail and the like need it). A bare terminal or interpreter gets no network:
@@ -348,6 +367,19 @@ export function assessInput(
           },
         );
         if (!runner) sandbox.network = 'full';
+        const escape = launchedProgramEscape(name);
+        if (escape) sandbox.escapes.push({ why: escape.why, floor: 'high' });
+        else if (/[\\/]/.test(name) && !SYSTEM_PROGRAM.test(name)) {
+          sandbox.confined.risk = higherRisk(sandbox.confined.risk, 'high');
+          sandbox.confined.findings.push(
+            ON_DISPLAY(
+              say(
+                `runs the program file ${name}, which NextAI cannot check`,
+                `运行程序文件 ${name}，NextAI 无法检查它`,
+              ),
+            ),
+          );
+        }
       }
       break;
     }

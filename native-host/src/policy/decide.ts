@@ -225,18 +225,16 @@ export function decide(input: DecisionInput): Decision {
   }
   trail.push({ layer, action, reason: reason.en });
 
-  // 2b. Leaving the sandbox to change something, or running with no sandbox at all, needs a
-  //     person in every template (a look at the computer's processes does not).
+  // 2b. Leaving the sandbox, or running with no sandbox at all, needs a person in every template:
+  //     outside, the whole command runs with the person's full access (even a look at the
+  //     machine's processes: what follows it in the same command would run outside too).
   if (sandbox && !confined && input.sandbox) {
-    const changes = !sandbox.available || sandbox.escapes.some((escape) => escape.changes);
-    if (changes) {
-      trail.push({ layer: 'sandbox', action: 'require_approval', reason: input.sandbox.summary.en });
-      // Named even where the project asks anyway: leaving the sandbox is what the person decides.
-      if (!isStricter(action, 'require_approval')) {
-        action = 'require_approval';
-        layer = 'sandbox';
-        reason = input.sandbox.summary;
-      }
+    trail.push({ layer: 'sandbox', action: 'require_approval', reason: input.sandbox.summary.en });
+    // Named even where the project asks anyway: leaving the sandbox is what the person decides.
+    if (!isStricter(action, 'require_approval')) {
+      action = 'require_approval';
+      layer = 'sandbox';
+      reason = input.sandbox.summary;
     }
   }
 

@@ -36,14 +36,14 @@ export interface SandboxAssessment {
   escapes: Escape[];
   /** What stays risky inside: mass destruction (critical), discarded changes, a network it asked for (high). */
   confined: { risk: RiskLevel; findings: Localized[] };
+  /** The folder it starts in, when it is a command (said when it would leave the sandbox). */
+  cwd?: string | undefined;
 }
 
 export interface Escape {
   why: Localized;
   /** The least risk leaving for this reason carries. */
   floor: RiskLevel;
-  /** It changes something outside (a person must agree); otherwise it only looks. */
-  changes: boolean;
 }
 
 /** What the policy knows of the sandbox here. */
@@ -134,8 +134,8 @@ export function planCommand(
   const files = options.files ?? realPlanFs;
   const plan: SandboxAssessment = { ...base, escapes: [], confined: { risk: 'low', findings: [] } };
   const { effects } = analysis;
-  const escape = (why: Localized, floor: RiskLevel, changes: boolean) => {
-    if (!plan.escapes.some((known) => known.why.en === why.en)) plan.escapes.push({ why, floor, changes });
+  const escape = (why: Localized, floor: RiskLevel) => {
+    if (!plan.escapes.some((known) => known.why.en === why.en)) plan.escapes.push({ why, floor });
   };
   const confinedRisk = (risk: RiskLevel, why: Localized) => {
     plan.confined.risk = higherRisk(plan.confined.risk, risk);
@@ -157,7 +157,7 @@ export function planCommand(
     inside(target, options.homeDir) && target !== options.homeDir ? `~${target.slice(options.homeDir.length)}` : target;
 
   for (const need of effects.needs) {
-    escape(need.why, NEED_FLOORS[need.kind], need.kind !== 'process_list');
+    escape(need.why, NEED_FLOORS[need.kind]);
   }
 
   for (const effect of effects.paths) {
@@ -176,13 +176,9 @@ export function planCommand(
     if (raw.startsWith('/dev/')) {
       if (isHarmlessDevice(raw) || (reads && raw === '/dev/tty')) continue;
       if (isDiskDevice(raw))
-        escape(say(`uses the disk or memory device ${raw}`, `使用磁盘或内存设备 ${raw}`), 'critical', true);
+        escape(say(`uses the disk or memory device ${raw}`, `使用磁盘或内存设备 ${raw}`), 'critical');
       else
-        escape(
-          say(`uses the device ${raw}, which the sandbox does not have`, `使用设备 ${raw}，沙箱中没有它`),
-          'high',
-          true,
-        );
+        escape(say(`uses the device ${raw}, which the sandbox does not have`, `使用设备 ${raw}，沙箱中没有它`), 'high');
       continue;
     }
     if (privateTmp(raw)) {
@@ -198,7 +194,6 @@ export function planCommand(
             `读取 ${raw}，它位于这台电脑共用的临时文件夹中，沙箱看不到`,
           ),
           'low',
-          false,
         );
       } else if (theirs) {
         escape(
@@ -207,7 +202,6 @@ export function planCommand(
             `更改 ${raw}，它位于这台电脑共用的临时文件夹中，沙箱看不到（沙箱有自己的 /tmp）`,
           ),
           'high',
-          true,
         );
       }
       continue;
@@ -215,12 +209,12 @@ export function planCommand(
     const target = files.real(raw);
     if (reads) {
       if (isHidden(raw) || isHidden(target)) {
-        escape(say(`reads ${shown(raw)}, which the sandbox hides`, `读取 ${shown(raw)}，沙箱隐藏了它`), 'low', false);
+        escape(say(`reads ${shown(raw)}, which the sandbox hides`, `读取 ${shown(raw)}，沙箱隐藏了它`), 'low');
       }
       continue;
     }
     if (isHidden(raw) || isHidden(target)) {
-      escape(say(`changes ${shown(raw)}, which the sandbox hides`, `更改 ${shown(raw)}，沙箱隐藏了它`), 'high', true);
+      escape(say(`changes ${shown(raw)}, which the sandbox hides`, `更改 ${shown(raw)}，沙箱隐藏了它`), 'high');
       continue;
     }
     if (inWritable(target)) {
@@ -232,7 +226,6 @@ export function planCommand(
             `更改 ${shown(raw)}，沙箱让它保持只读（git 钩子和配置以后会运行命令）`,
           ),
           'high',
-          true,
         );
       }
       continue;
@@ -244,7 +237,6 @@ export function planCommand(
         `${effect.role === 'create' ? '创建' : '更改'} ${shown(raw)}，不在沙箱可以更改的文件夹（${writable.length > 0 ? writable.map(shown).join('、') : '无'}）中`,
       ),
       'high',
-      true,
     );
   }
 
@@ -252,6 +244,34 @@ export function planCommand(
 
   const request = options.request;
   if (effects.network.size > 0) plan.network = 'full';
+  // With the network, what it reads of yours can leave the machine: the person's files outside the
+  // writable folders (documents, settings) are not for sending unasked.
+  if (plan.network === 'full') {
+    for (const effect of effects.paths) {
+      if (effect.role !== 'read' && effect.role !== 'readTree') continue;
+      const raw = effect.target ?? (effect.pattern ? fixedFolder(effect.pattern) : undefined);
+      if (raw === undefined) {
+        confinedRisk(
+          'high',
+          say(
+            `reads a file only known at run time and has the network: it could send it out (${effect.excerpt})`,
+            `读取一个运行时才确定的文件，并且可以联网：它可能把它发送出去（${effect.excerpt}）`,
+          ),
+        );
+        continue;
+      }
+      if (!inside(raw, options.homeDir) || privateTmp(raw)) continue;
+      const target = files.real(raw);
+      if (inWritable(target) || isHidden(raw) || isHidden(target)) continue;
+      confinedRisk(
+        'high',
+        say(
+          `reads ${shown(raw)} and has the network: it could send it out`,
+          `读取 ${shown(raw)}，并且可以联网：它可能把它发送出去`,
+        ),
+      );
+    }
+  }
   if (request?.network && effects.network.size === 0) {
     plan.network = 'full';
     confinedRisk(
@@ -277,7 +297,6 @@ export function planCommand(
           )
         : say('the agent asks to run it outside the sandbox', '智能体要求在沙箱外运行它'),
       'high',
-      true,
     );
   }
   // Leaving the sandbox is for what NextAI can see: code it cannot check never runs outside
@@ -289,7 +308,6 @@ export function planCommand(
         `并且${effects.unseenCode.why['zh-CN']}，它也会在沙箱外运行`,
       ),
       'critical',
-      true,
     );
   }
   if (effects.runsDownload) {
@@ -328,15 +346,18 @@ export function planCommand(
     if (privateTmp(raw)) return;
     const target = files.real(raw);
     if (!inWritable(target)) return; // Outside, it needs to leave the sandbox: judged above.
-    if (destroyed.scope === 'changes') {
-      confinedRisk('high', say(`${destroyed.how.en} ${shown(raw)}`, `${destroyed.how['zh-CN']} ${shown(raw)}`));
-      return;
-    }
-    // A writable folder itself, a folder holding one, a project in it, a repository or its history.
+    // A writable folder itself, a folder holding one, a project in it, a repository, or its history
+    // (anything in `.git`: objects, refs — without them the commits are gone).
     const whole =
       writable.some((root) => inside(root, target) || path.posix.dirname(target) === root) ||
-      path.posix.basename(target) === '.git' ||
+      /(?:^|\/)\.git(?:\/|$)/.test(target) ||
       files.isRepository(target);
+    if (destroyed.scope === 'part') {
+      // Part of a whole project (uncommitted changes, what a filter picks): the person decides.
+      if (whole)
+        confinedRisk('high', say(`${destroyed.how.en} ${shown(raw)}`, `${destroyed.how['zh-CN']} ${shown(raw)}`));
+      return;
+    }
     if (whole) {
       confinedRisk(
         'critical',
@@ -395,8 +416,7 @@ function wroteEarlier(effects: ShellEffects, target: string): boolean {
 
 /** The sentence the approval card and `policy explain` show. */
 export function describeSandbox(plan: SandboxAssessment, homeDir: string): Localized {
-  const shown = (folder: string) =>
-    inside(folder, homeDir) && folder !== homeDir ? `~${folder.slice(homeDir.length)}` : folder;
+  const shown = (folder: string) => (inside(folder, homeDir) ? `~${folder.slice(homeDir.length)}` : folder);
   if (!plan.available) {
     const why = plan.unavailable ?? say('no sandbox here', '这里没有沙箱');
     return say(
@@ -404,16 +424,12 @@ export function describeSandbox(plan: SandboxAssessment, homeDir: string): Local
       `这里没有沙箱（${why['zh-CN']}）：它会以你的全部权限运行，所以先征求你的同意。`,
     );
   }
-  if (plan.escapes.some((escape) => escape.changes)) {
-    return say(
-      `Asks to leave the sandbox because it ${plan.escapes.map((escape) => escape.why.en).join('; ')}. If allowed, it runs with your full access.`,
-      `请求离开沙箱，因为它${plan.escapes.map((escape) => escape.why['zh-CN']).join('；')}。如果允许，它会以你的全部权限运行。`,
-    );
-  }
   if (plan.escapes.length > 0) {
+    // Where it would run matters outside: a relative path means something else in another folder.
+    const where = plan.cwd ? say(` in ${shown(plan.cwd)}`, `在 ${shown(plan.cwd)} 中`) : say('', '');
     return say(
-      `Runs outside the sandbox, only looking: it ${plan.escapes.map((escape) => escape.why.en).join('; ')}.`,
-      `在沙箱外运行，只是查看：它${plan.escapes.map((escape) => escape.why['zh-CN']).join('；')}。`,
+      `Asks to leave the sandbox because it ${plan.escapes.map((escape) => escape.why.en).join('; ')}. If allowed, it runs${where.en} with your full access.`,
+      `请求离开沙箱，因为它${plan.escapes.map((escape) => escape.why['zh-CN']).join('；')}。如果允许，它会${where['zh-CN']}以你的全部权限运行。`,
     );
   }
   const folders = plan.writable.length > 0 ? plan.writable.map(shown).join(', ') : undefined;

@@ -21,6 +21,41 @@ const MAX_REPOSITORIES = 256;
 /** Never repositories of the person's own making, and very large. */
 const SKIPPED = new Set(['node_modules', '.venv', 'venv', '__pycache__', 'target', 'dist', 'build', '.cache']);
 
+/** What in a `.git` folder stays read-only (when it exists). */
+const PROTECTED = ['hooks', 'config', 'info', 'commondir', 'config.worktree', 'modules', 'worktrees'];
+
+/**
+ * Files that, made in a `.git` where there were none, make the person's next `git` there read
+ * another config and its hooks (`commondir` names another folder; `config.worktree` adds to the
+ * config). They cannot be kept from being made (git needs `.git` writable for its lock files), so
+ * each one made in the sandbox is moved aside after every command.
+ */
+const REDIRECTS = ['commondir', 'config.worktree', 'modules'];
+
+/**
+ * Moves aside what a sandboxed command made in a protected `.git` that redirects git
+ * (REDIRECTS), into `.git/nextai-quarantine/`; returns what it moved, for the notices.
+ */
+export function quarantineGitRedirects(metadata: GitMetadata, now = new Date()): string[] {
+  const moved: string[] = [];
+  for (const gitDir of metadata.pinned.filter((entry) => path.basename(entry) === '.git')) {
+    for (const name of REDIRECTS) {
+      const planted = path.join(gitDir, name);
+      if (metadata.readOnly.includes(planted) || !exists(planted)) continue;
+      const aside = path.join(gitDir, 'nextai-quarantine', `${now.toISOString().replace(/[:.]/g, '-')}-${name}`);
+      try {
+        fs.mkdirSync(path.dirname(aside), { recursive: true, mode: 0o700 });
+        fs.renameSync(planted, aside);
+        moved.push(planted);
+      } catch {
+        // Gone meanwhile, or not movable: it is named all the same, so the person knows.
+        moved.push(planted);
+      }
+    }
+  }
+  return moved;
+}
+
 export function findGitMetadata(writable: readonly string[]): GitMetadata {
   const readOnly: string[] = [];
   const pinned: string[] = [];
@@ -44,7 +79,9 @@ export function findGitMetadata(writable: readonly string[]): GitMetadata {
       // The repository folder itself is pinned only below a writable folder (the folder itself is a mount already).
       if (depth > 0) pinned.push(dir);
       pinned.push(gitDir);
-      for (const name of ['hooks', 'config', 'info']) {
+      // Hooks and config run commands; `commondir` and `config.worktree` point git at another
+      // config; submodules' and worktrees' metadata have configs and hooks of their own.
+      for (const name of PROTECTED) {
         if (exists(path.join(gitDir, name))) readOnly.push(path.join(gitDir, name));
       }
     }

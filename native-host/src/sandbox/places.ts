@@ -12,7 +12,18 @@ const HOME_SECRETS = [
   '.netrc', '.git-credentials', '.config/git/credentials', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc',
   '.gem/credentials', '.cargo/credentials', '.cargo/credentials.toml', '.terraform.d', '.vault-token', '.pgpass',
   '.my.cnf', '.password-store', '.local/share/keyrings', '.local/share/kwalletd', '.config/rclone',
-  '.config/Bitwarden', '.config/1Password', '.config/keepassxc', '.pki',
+  '.config/Bitwarden', '.config/1Password', '.config/keepassxc', '.pki', '.config/op', '.config/doctl',
+  '.config/heroku', '.config/netlify', '.config/vercel', '.config/configstore', '.config/gitlab', '.config/glab-cli',
+  '.config/github-copilot', '.config/Code/User/globalStorage', '.config/Cursor/User/globalStorage',
+  '.vscode-server/data/User/globalStorage', '.claude', '.claude.json', '.codex', '.gemini', '.config/gemini',
+  '.aider', '.cursor', '.continue', '.ollama/id_ed25519', '.terraformrc', '.m2/settings.xml', '.m2/settings-security.xml',
+  '.gradle/gradle.properties', '.ivy2/.credentials', '.sbt/credentials', '.s3cfg', '.boto', '.oci', '.ibmcloud',
+  '.wrangler', '.fly', '.config/fly', '.kaggle', '.huggingface', '.cache/huggingface/token', '.config/hf',
+  '.npmrc', '.config/pip/pip.conf', '.pip/pip.conf', '.condarc', '.config/composer/auth.json', '.composer/auth.json',
+  '.nuget/NuGet/NuGet.Config', '.config/NuGet', '.config/filezilla', '.local/share/remmina', '.config/remmina',
+  '.purple', '.config/Slack', '.config/discord', '.config/Signal', '.local/share/TelegramDesktop', '.config/Element',
+  '.config/evolution', '.local/share/evolution', '.mozilla-thunderbird', '.config/rclone', '.config/sops',
+  '.vault-token', '.cert', '.certs', '.local/share/gnome-keyring', '.config/kwalletrc', '.local/share/kwalletd5',
   // Browsers and mail: cookies, saved passwords, session tokens.
   '.mozilla', '.thunderbird', '.config/google-chrome', '.config/google-chrome-beta', '.config/chromium',
   '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi', '.config/opera', '.librewolf',
@@ -30,9 +41,16 @@ const HOME_SECRETS = [
 
 /** System files with secrets, and folders of sockets that act for whoever connects. */
 const SYSTEM_SECRETS: Record<'linux' | 'macos', string[]> = {
+  // Root-only on a person's machine; a daemon running as root (containers, CI) could read them,
+  // so they are hidden whoever runs it.
   linux: ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d',
     '/etc/ssh/ssh_host_rsa_key', '/etc/ssh/ssh_host_ecdsa_key', '/etc/ssh/ssh_host_ed25519_key',
-    '/etc/ssh/ssh_host_dsa_key', '/var/run/docker.sock'],
+    '/etc/ssh/ssh_host_dsa_key', '/var/run/docker.sock', '/etc/ssl/private', '/etc/NetworkManager/system-connections',
+    '/etc/wpa_supplicant', '/etc/wireguard', '/etc/openvpn', '/etc/ipsec.secrets', '/etc/ipsec.d', '/etc/krb5.keytab',
+    '/etc/letsencrypt', '/etc/pki/tls/private', '/etc/security/opasswd', '/var/lib/NetworkManager', '/var/lib/iwd',
+    '/var/lib/bluetooth', '/var/lib/docker', '/var/lib/containers', '/var/lib/sss', '/var/lib/polkit-1',
+    '/var/lib/AccountsService', '/var/lib/fprint', '/var/backups', '/var/spool/cron', '/var/lib/postgresql',
+    '/var/lib/mysql', '/etc/mysql/debian.cnf'],
   macos: ['/etc/sudoers', '/private/etc/sudoers', '/private/etc/sudoers.d', '/Library/Keychains',
     '/var/run/docker.sock', '/private/var/run/docker.sock'],
 }; // prettier-ignore

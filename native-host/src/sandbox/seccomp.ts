@@ -9,6 +9,7 @@
  *     processes) stay allowed.
  *   - Typing into the terminal (`ioctl(TIOCSTI)`, `ioctl(TIOCLINUX)`).
  *   - The kernel keyrings (`add_key`, `request_key`, `keyctl`), shared by all of a user's processes.
+ *   - io_uring (`io_uring_setup/enter/register`), which can create and connect sockets itself.
  *   - System calls of another ABI (32-bit programs on x86-64, x32), which the numbers below do not
  *     describe: refused as a whole rather than judged wrongly.
  *
@@ -24,15 +25,34 @@ interface ArchNumbers {
   addKey: number;
   requestKey: number;
   keyctl: number;
+  /** io_uring_setup, io_uring_enter, io_uring_register: a second way to make sockets, past the filter. */
+  ioUring: [number, number, number];
   /** System calls numbered from here are of another ABI on the same architecture (x32). */
   foreignFrom?: number;
 }
 
 const ARCHES: Record<SeccompArch, ArchNumbers> = {
   // AUDIT_ARCH_X86_64; linux/arch/x86/entry/syscalls/syscall_64.tbl
-  x64: { audit: 0xc000003e, socket: 41, ioctl: 16, addKey: 248, requestKey: 249, keyctl: 250, foreignFrom: 0x40000000 },
+  x64: {
+    audit: 0xc000003e,
+    socket: 41,
+    ioctl: 16,
+    addKey: 248,
+    requestKey: 249,
+    keyctl: 250,
+    ioUring: [425, 426, 427],
+    foreignFrom: 0x40000000,
+  },
   // AUDIT_ARCH_AARCH64; include/uapi/asm-generic/unistd.h
-  arm64: { audit: 0xc00000b7, socket: 198, ioctl: 29, addKey: 217, requestKey: 218, keyctl: 219 },
+  arm64: {
+    audit: 0xc00000b7,
+    socket: 198,
+    ioctl: 29,
+    addKey: 217,
+    requestKey: 218,
+    keyctl: 219,
+    ioUring: [425, 426, 427],
+  },
 };
 
 const AF_UNIX = 1;
@@ -84,7 +104,15 @@ export function seccompProgram(arch: SeccompArch, options: { unixSockets: boolea
     { code: JEQ_K, jt: 0, jf: 0, k: numbers.ioctl, to: { jt: 'ioctl' } },
     { code: JEQ_K, jt: 0, jf: 0, k: numbers.addKey, to: { jt: 'keys' } },
     { code: JEQ_K, jt: 0, jf: 0, k: numbers.requestKey, to: { jt: 'keys' } },
-    { code: JEQ_K, jt: 0, jf: 0, k: numbers.keyctl, to: { jt: 'keys', jf: 'allow' } },
+    { code: JEQ_K, jt: 0, jf: 0, k: numbers.keyctl, to: { jt: 'keys' } },
+    // io_uring can open and connect sockets without socket(2): none of it inside.
+    ...numbers.ioUring.map((number, index) => ({
+      code: JEQ_K,
+      jt: 0,
+      jf: 0,
+      k: number,
+      to: index === numbers.ioUring.length - 1 ? { jt: 'deny', jf: 'allow' } : { jt: 'deny' },
+    })),
     { ...load(OFFSET_ARG0_LOW), label: 'socket' },
     { code: JEQ_K, jt: 0, jf: 0, k: options.unixSockets ? 0xffffffff : AF_UNIX, to: { jt: 'refuse', jf: 'allow' } },
     { ...load(OFFSET_ARG1_LOW), label: 'ioctl' },

@@ -39,14 +39,14 @@ export interface PathEffect {
 
 /**
  * Something the command destroys inside whatever folder it names: a whole tree (`rm -r`,
- * `find -delete`, `mv` away, `git clean`), or the uncommitted changes of a work tree
- * (`git reset --hard`). Confinement does not make this harmless: the sandbox lets it happen in
+ * `find -delete`, `mv` away, `git clean`), or part of what is in it (`git reset --hard` throws
+ * away uncommitted changes, `find -name '*.pyc' -delete` what a filter picks). Confinement does not make this harmless: the sandbox lets it happen in
  * the writable folders.
  */
 export interface DestroyEffect {
   target?: string | undefined;
   pattern?: string | undefined;
-  scope: 'tree' | 'changes';
+  scope: 'tree' | 'part';
   how: Localized;
   excerpt: string;
 }

@@ -216,13 +216,7 @@ function checkPattern(st: AnalysisState, inv: Place, value: string, role: PathRo
  * Records that the command destroys what `word` names (a whole tree, or a work tree's uncommitted
  * changes), for the sandbox to judge against the writable folders: see effects.ts.
  */
-export function noteDestroyed(
-  st: AnalysisState,
-  inv: Place,
-  word: Word,
-  scope: 'tree' | 'changes',
-  how: Localized,
-): void {
+export function noteDestroyed(st: AnalysisState, inv: Place, word: Word, scope: 'tree' | 'part', how: Localized): void {
   const value = word.value;
   const relative = value !== undefined && !value.startsWith('/') && !value.startsWith('~');
   const cwds = value === undefined ? undefined : relative ? st.cwds : [st.startDir];

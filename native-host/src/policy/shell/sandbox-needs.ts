@@ -114,7 +114,7 @@ const NEEDS: Record<string, Needs> = {
     ['make', 'gmake', 'bmake', 'cmake', 'ninja', 'meson', 'bazel', 'ant', 'python', 'pypy', 'node', 'nodejs', 'ruby',
       'perl', 'php', 'lua', 'luajit', 'rscript', 'java', 'tsx', 'ts-node', 'pytest', 'jest', 'vitest', 'mocha', 'tox',
       'nox', 'swift', 'julia', 'octave', 'sbcl', 'guile', 'racket', 'elixir', 'erl', 'escript', 'ghc', 'runghc',
-      'scala', 'kotlin', 'groovy'].map((name) => [name, interpreter]),
+      'scala', 'kotlin', 'groovy', 'tclsh', 'wish', 'expect'].map((name) => [name, interpreter]),
   ), // prettier-ignore
   // Raised privileges: the sandbox lets no program gain any.
   ...Object.fromEntries(
@@ -179,6 +179,18 @@ const NEEDS: Record<string, Needs> = {
   ), // prettier-ignore
 };
 
+/** Apps that the desktop list names for shell commands, but that app_launch simply starts. */
+const APPS = new Set([
+  'firefox',
+  'firefox-esr',
+  'chromium',
+  'chromium-browser',
+  'google-chrome',
+  'code',
+  'zenity',
+  'kdialog',
+]);
+
 /** Reasons a person reads on the approval card, per kind. */
 export const ESCAPE_REASONS: Record<EscapeKind, (program: string) => Localized> = {
   privileges: (program) =>
@@ -209,6 +221,23 @@ export const ESCAPE_REASONS: Record<EscapeKind, (program: string) => Localized> 
       `更改仓库的 git 配置或钩子（${program}），沙箱让它们保持只读`,
     ),
 };
+
+/**
+ * What a program started by `app_launch` needs beyond an app's sandbox (it gets the display):
+ * `xdotool`, `wmctrl` and the like act on the person's other windows.
+ */
+export function launchedProgramEscape(name: string): { kind: EscapeKind; why: Localized } | undefined {
+  const program =
+    name
+      .split('/')
+      .pop()
+      ?.toLowerCase()
+      .replace(/\.exe$/, '') ?? '';
+  // Opening a browser or an editor is what app_launch is for; from a shell command it is not.
+  if (APPS.has(program)) return undefined;
+  const escape = NEEDS[program]?.escape;
+  return typeof escape === 'string' ? { kind: escape, why: ESCAPE_REASONS[escape](program) } : undefined;
+}
 
 /** Records what one program start needs; called for every program the command runs. */
 export function noteSandboxNeeds(inv: Invocation, st: AnalysisState): void {

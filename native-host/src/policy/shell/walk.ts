@@ -293,6 +293,8 @@ function redirectedStatement(node: Node, st: AnalysisState, stdin: Stdin): Outpu
       append = effect.append ?? false;
     }
   };
+  // The paths the redirects below record for the sandbox (effects.ts), from here…
+  const redirectsFrom = st.effects.paths.length;
   for (let index = 0; index < node.childCount; index++) {
     const child = node.child(index);
     if (!child?.isNamed || (body && child.equals(body))) continue;
@@ -317,11 +319,18 @@ function redirectedStatement(node: Node, st: AnalysisState, stdin: Stdin): Outpu
     output = command(body, st, input, extraArgs, []);
   } else if (body) {
     for (const extra of extraArgs) scanWord(extra, st, stdin);
+    const redirectsTo = st.effects.paths.length;
     const cwdsBefore = st.cwds;
     output = walkStatement(body, st, input);
     // The grammar hangs `a && cd ~ && echo x > .bashrc`'s redirect on the whole chain, while bash
     // opens it after the cd. When the body changed folder, check the targets in the new ones too.
     if (st.cwds !== cwdsBefore) {
+      // In a chain of `&&` only, the redirect's command runs only after every step succeeded, the
+      // cd included: for the sandbox, its targets are only where the cd went (the risk above
+      // keeps the old folder too, as it always did).
+      if (body.type === 'list' && flattenList(body).operators.every((operator) => operator === '&&')) {
+        st.effects.paths.splice(redirectsFrom, redirectsTo - redirectsFrom);
+      }
       for (const child of node.namedChildren) {
         if (child.type === 'file_redirect') applyRedirect(child, st, stdin, node.text);
       }

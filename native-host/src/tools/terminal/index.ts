@@ -6,6 +6,7 @@ import { AppError } from '@nextai/shared';
 
 import { lexicalAbsolute } from '../../policy/guards/paths.js';
 import { inside } from '../../sandbox/places.js';
+import { quarantineGitRedirects, type GitMetadata } from '../../sandbox/git-metadata.js';
 import type { SandboxService } from '../../sandbox/service.js';
 import { inheritedEnvironment } from '../../subprocess.js';
 import type { HandlerGroup, HostServices, SandboxPlacement } from '../types.js';
@@ -112,6 +113,11 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
               : undefined,
         }),
       sandboxTmp,
+      sandbox
+        ? (dir) =>
+            inside(dir, '/tmp') &&
+            ![services.homeDir, ...sandbox.folders().writable].some((folder) => inside(dir, folder))
+        : undefined,
     );
     sessions.set(id, session);
     return session;
@@ -282,6 +288,8 @@ function sandboxLauncher(
   shell: ShellSpec,
   homeDir: string,
 ): ShellLauncher {
+  // The repositories the shell's sandbox protects, once it has started.
+  let metadata: GitMetadata | undefined;
   return {
     wrap: (start, privateDir) => {
       const profile = sandbox.profile({
@@ -295,8 +303,16 @@ function sandboxLauncher(
       const shown =
         !inside(start.cwd, '/tmp') || [homeDir, ...profile.writable].some((folder) => inside(start.cwd, folder));
       if (!shown) profile.cwd = homeDir;
+      metadata = { readOnly: profile.readOnly, pinned: profile.pinned };
       return sandbox.prepare([shell.file, ...shell.args], profile, start.env, { ownTerminal: true });
     },
     shellPid: (startedPid) => sandbox.commandPid(startedPid),
+    afterCall: () =>
+      metadata
+        ? quarantineGitRedirects(metadata).map(
+            (planted) =>
+              `NextAI moved ${planted} into ${path.dirname(planted)}/nextai-quarantine: made in the sandbox, it would have made git read another configuration (and run its hooks) the next time you use git there.`,
+          )
+        : [],
   };
 }

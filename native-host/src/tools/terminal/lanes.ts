@@ -27,11 +27,13 @@ export class TerminalSession {
   constructor(
     readonly id: string,
     readonly shell: ShellSpec,
-    startCwd: string,
+    private readonly startCwd: string,
     /** Makes the shell for a placement, starting in `cwd`. */
     private readonly open: (placement: SandboxPlacement | undefined, cwd: string) => ShellSession,
     /** Where this session's sandboxed shells keep their shared /tmp (removed with the session). */
     private readonly sandboxTmp?: string,
+    /** A folder only the sandbox has (in its own /tmp): the same name outside is another folder. */
+    private readonly sandboxOnly?: (dir: string) => boolean,
   ) {
     this.lastCwd = startCwd;
   }
@@ -66,7 +68,16 @@ export class TerminalSession {
     // The agent's directory goes with it from shell to shell — exactly that folder (read from the
     // kernel, so with no link in it): a sandboxed command swapping it for a link meanwhile must
     // not move an approved command elsewhere.
-    const follow = request.workingDir === undefined && switching ? this.cwd() : undefined;
+    let follow = request.workingDir === undefined && switching ? this.cwd() : undefined;
+    // A sandboxed shell's /tmp is its own: the same name outside is another folder (one other
+    // people can write to). Leaving the sandbox from there starts in the home folder instead.
+    const from = this.lastLane === undefined ? undefined : this.lanes.get(this.lastLane)?.name;
+    if (follow && lane.name === 'outside' && from?.startsWith('confined') && this.sandboxOnly?.(follow)) {
+      notices.push(
+        `${follow} is in the sandbox's own /tmp; outside the sandbox this command starts in ${this.startCwd}.`,
+      );
+      follow = this.startCwd;
+    }
     let result: CallResult;
     try {
       result = await lane.shell.run({ ...request, ...(follow ? { workingDir: follow, exactDir: true } : {}) });

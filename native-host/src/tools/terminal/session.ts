@@ -51,6 +51,8 @@ export interface ShellLauncher {
   ): { file: string; args: string[]; env: Record<string, string> };
   /** The shell's own pid once it runs, given the pid the pty started (the launcher's helpers sit between). */
   shellPid(startedPid: number): number | undefined;
+  /** After each call: what the launcher had to undo of what the command did, as notices. */
+  afterCall?(): string[];
 }
 
 export interface CallRequest {
@@ -203,7 +205,8 @@ export class ShellSession {
       const notices: string[] = [];
       await this.ensureShell(notices);
       const result = this.shell.kind === 'posix' ? await this.runPosix(request) : await this.runPowerShell(request);
-      return { ...result, notices: [...notices, ...result.notices] };
+      const undone = this.options.launcher?.afterCall?.() ?? [];
+      return { ...result, notices: [...notices, ...result.notices, ...undone] };
     });
   }
 

@@ -307,6 +307,9 @@ const find: Handler = (inv, st) => {
   if (starts.length === 0) starts.push(literalWord('.'));
   for (const start of starts) checkPath(st, inv, start, 'list');
   const placeholder = () => foundNames(starts, follows);
+  // Whether it deletes what it finds, and whether a test narrows what that is (`-name '*.pyc'`).
+  let destroysFound = false;
+  let filtered = false;
   while (index < args.length) {
     const word = args[index] as Word;
     const value = word.value;
@@ -318,13 +321,13 @@ const find: Handler = (inv, st) => {
     if (value === '-follow') follows = true;
     if (FIND_FLAGS.has(value)) continue;
     if (FIND_VALUE.has(value) || /^-newer[aBcmt][aBcmt]$/.test(value)) {
+      if (FIND_TESTS.test(value)) filtered = true;
       index += 1;
       continue;
     }
     if (value === '-delete') {
       report(st, inv, 'critical', 'deletes every file it finds (find -delete)');
-      for (const start of starts)
-        noteDestroyed(st, inv, start, 'tree', say('deletes what find finds in', '删除 find 找到的文件，位于'));
+      destroysFound = true;
       continue;
     }
     if (value === '-files0-from') {
@@ -370,6 +373,9 @@ const find: Handler = (inv, st) => {
         );
       }
       runInner(st, inv, command, { stdin: inv.stdin });
+      // `find … -exec rm {} +` deletes whatever it finds, as -delete does.
+      const runs = command[0]?.value?.split('/').pop();
+      if (runs !== undefined && ['rm', 'unlink', 'shred', 'srm', 'wipe', 'rmdir'].includes(runs)) destroysFound = true;
       continue;
     }
     report(
@@ -382,7 +388,14 @@ const find: Handler = (inv, st) => {
       ),
     );
   }
+  if (destroysFound) {
+    const how = say('deletes what find finds in', '删除 find 找到的文件，位于');
+    for (const start of starts) noteDestroyed(st, inv, start, filtered ? 'part' : 'tree', how);
+  }
 };
+
+/** find tests that pick some files by name, age or size (what `-delete` then deletes is a part). */
+const FIND_TESTS = /^-(?:i?name|i?path|i?wholename|i?regex|newer.*|[acm](?:time|min)|size|empty|i?lname)$/;
 
 /**
  * What `{}` stands for: files under the start folders. When every start is a fixed relative

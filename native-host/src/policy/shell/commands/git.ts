@@ -95,6 +95,8 @@ function gitUrl(inv: Invocation, st: AnalysisState, word: Word): void {
 interface Parsed {
   sub: string | undefined;
   args: Word[];
+  /** Where the repository is: `-C dir` (the last one), else the current folder. */
+  here: Word;
 }
 
 const GLOBAL_VALUE = new Set([
@@ -116,6 +118,7 @@ const GLOBAL_FLAGS = new Set([
 function globalOptions(inv: Invocation, st: AnalysisState): Parsed | undefined {
   const args = inv.args;
   let index = 0;
+  let here: Word = literalWord('.');
   while (index < args.length) {
     const word = args[index] as Word;
     const value = word.value;
@@ -138,6 +141,18 @@ function globalOptions(inv: Invocation, st: AnalysisState): Parsed | undefined {
     if (name === '--git-dir' || name === '--work-tree') {
       report(st, inv, 'high', 'runs git on another repository folder, whose settings can run commands');
     }
+    if (name === '-C') {
+      const dir = args[index + 1];
+      // `git -C a -C b` is a/b; a computed folder stays unknown.
+      if (dir) {
+        here =
+          dir.value === undefined || here.value === undefined
+            ? dir
+            : literalWord(
+                dir.value.startsWith('/') || dir.value.startsWith('~') ? dir.value : `${here.value}/${dir.value}`,
+              );
+      }
+    }
     if (GLOBAL_VALUE.has(name)) {
       index += attached === undefined ? 2 : 1;
       continue;
@@ -155,7 +170,7 @@ function globalOptions(inv: Invocation, st: AnalysisState): Parsed | undefined {
     }
     index += 1;
   }
-  return { sub: args[index]?.value, args: args.slice(index + 1) };
+  return { sub: args[index]?.value, args: args.slice(index + 1), here };
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
@@ -277,7 +292,7 @@ const git: Handler = (inv, st) => {
     );
     return;
   }
-  everyday(inv, st, sub, args);
+  everyday(inv, st, sub, args, parsed.here);
 };
 
 function listing(inv: Invocation, st: AnalysisState, sub: string, args: Word[]): void {
@@ -289,12 +304,30 @@ function listing(inv: Invocation, st: AnalysisState, sub: string, args: Word[]):
   }
 }
 
+/** A path given to git relative to where the repository is (`git -C app clean -fd src`). */
+function within(here: Word, path: Word): Word {
+  if (path.value === undefined || here.value === undefined || here.value === '.') return path;
+  if (path.value.startsWith('/') || path.value.startsWith('~')) return path;
+  return literalWord(`${here.value}/${path.value}`);
+}
+
 function runsGit(sub: string): Localized {
   return say(`runs git ${sub}`, `运行 git ${sub}`);
 }
 
-function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[]): void {
+function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[], here: Word): void {
   const list = values(args);
+  // Pruning now deletes what is unreachable at once: after a reset or an expired reflog, the
+  // commits that could have been recovered.
+  if ((sub === 'gc' || sub === 'prune') && list.some((value) => /^--(?:prune|expire)=(?:now|all)$/.test(value))) {
+    noteDestroyed(
+      st,
+      inv,
+      literalWord(`${here.value ?? '.'}/.git`),
+      'tree',
+      say('prunes the history of', '清除历史，位于'),
+    );
+  }
   const urls = () => {
     for (const operand of operands(args)) gitUrl(inv, st, operand);
   };
@@ -397,26 +430,14 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
         (sub === 'restore' && !has(args, '--staged', '-S'));
       report(st, inv, discards ? 'high' : 'medium', discards ? 'throws away uncommitted changes' : runsGit(sub));
       if (discards) {
-        noteDestroyed(
-          st,
-          inv,
-          literalWord('.'),
-          'changes',
-          say('throws away uncommitted changes in', '丢弃未提交的更改，位于'),
-        );
+        noteDestroyed(st, inv, here, 'part', say('throws away uncommitted changes in', '丢弃未提交的更改，位于'));
       }
       return;
     }
     case 'reset':
       if (has(args, '--hard', '--merge', '--keep')) {
         report(st, inv, 'high', 'throws away commits or uncommitted changes');
-        noteDestroyed(
-          st,
-          inv,
-          literalWord('.'),
-          'changes',
-          say('throws away uncommitted changes in', '丢弃未提交的更改，位于'),
-        );
+        noteDestroyed(st, inv, here, 'part', say('throws away uncommitted changes in', '丢弃未提交的更改，位于'));
       } else report(st, inv, 'medium', 'moves the current branch');
       return;
     case 'clean': {
@@ -427,7 +448,9 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
       else report(st, inv, 'high', 'deletes untracked files');
       const paths = operands(args);
       const how = say('deletes the untracked files of', '删除未跟踪的文件，位于');
-      for (const place of paths.length > 0 ? paths : [literalWord('.')]) noteDestroyed(st, inv, place, 'tree', how);
+      for (const place of paths.length > 0 ? paths.map((path) => within(here, path)) : [here]) {
+        noteDestroyed(st, inv, place, 'tree', how);
+      }
       return;
     }
     case 'rm':
@@ -550,7 +573,19 @@ function everyday(inv: Invocation, st: AnalysisState, sub: string, args: Word[])
     }
     case 'reflog': {
       const [action] = operands(args);
-      if (action?.value === 'expire' || action?.value === 'delete') report(st, inv, 'high', 'deletes reflog entries');
+      if (action?.value === 'expire' || action?.value === 'delete') {
+        report(st, inv, 'high', 'deletes reflog entries');
+        // Expiring everything now takes away what undoes a reset: the repository's history is at stake.
+        if (list.some((value) => /^--expire(?:-unreachable)?=(?:now|all)$/.test(value)) || list.includes('--all')) {
+          noteDestroyed(
+            st,
+            inv,
+            literalWord(`${here.value ?? '.'}/.git`),
+            'tree',
+            say('throws away the undo history of', '丢弃撤销历史，位于'),
+          );
+        }
+      }
       return;
     }
     case 'notes': {

@@ -42,9 +42,10 @@ function urlFileName(url: Word): Word {
 /** `@file` (and for -F, `name=@file` / `name=<file`) sends a file's content. */
 function dataFile(value: string, form: boolean): string | undefined {
   if (form) return /^[^=]*=[@<]([^;]+)/.exec(value)?.[1];
-  if (value.startsWith('@') && value !== '@-') return value.slice(1);
+  if (value.startsWith('@')) return value === '@-' ? undefined : value.slice(1);
   const named = /^[^=@]*@(.+)$/.exec(value);
-  return named?.[1];
+  // `name@-` is standard input, not a file.
+  return named?.[1] === '-' ? undefined : named?.[1];
 }
 
 const CURL_SPEC: OptionSpec = {
@@ -94,9 +95,12 @@ const curl: Handler = (inv, st) => {
     ) {
       const file = value.value === undefined ? undefined : dataFile(value.value, false);
       if (file !== undefined) checkPath(st, inv, literalWord(file), 'read');
+      // Data only known at run time may be a file's content: what it sends cannot be known.
+      else if (value.value === undefined) st.effects.path({ role: 'read', excerpt: inv.excerpt });
     } else if (name === '-F' || name === '--form') {
       const file = value.value === undefined ? undefined : dataFile(value.value, true);
       if (file !== undefined) checkPath(st, inv, literalWord(file), 'read');
+      else if (value.value === undefined) st.effects.path({ role: 'read', excerpt: inv.excerpt });
     } else if (['-T', '--upload-file', '--etag-compare'].includes(name)) {
       checkPath(st, inv, value, 'read');
     } else if (
