@@ -10,7 +10,7 @@ import {
   type SandboxNetwork,
 } from '@nextai/shared';
 
-import type { SandboxFolders } from '../sandbox/profile.js';
+import { realProfileFs, type SandboxFolders } from '../sandbox/profile.js';
 import { inside } from '../sandbox/places.js';
 import type { SandboxStatus } from '../sandbox/types.js';
 import type { EscapeKind, ShellEffects } from './shell/effects.js';
@@ -72,14 +72,7 @@ export interface PlanFs {
 }
 
 export const realPlanFs: PlanFs = {
-  exists: (target) => {
-    try {
-      fs.lstatSync(target);
-      return true;
-    } catch {
-      return false;
-    }
-  },
+  exists: (target) => realProfileFs.exists(target),
   real: (target) => {
     let existing = target;
     const rest: string[] = [];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { AppError, say, type Localized } from '@nextai/shared';
 
 import { inside } from './places.js';
+import { findDescendant } from './process-tree.js';
 import type { SandboxProfile } from './profile.js';
 import { seccompArch, seccompBytes } from './seccomp.js';
 import type { PreparedCommand, PrepareOptions, Sandbox, SandboxStatus } from './types.js';
@@ -332,35 +333,5 @@ function isExecutable(file: string): boolean {
  * a grandchild (its own init in the new PID namespace sits in between).
  */
 export function firstDescendantNotNamed(pid: number, helper: string, procRoot = '/proc'): number | undefined {
-  const children = new Map<number, number[]>();
-  const names = new Map<number, string>();
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(procRoot);
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(path.join(procRoot, entry, 'stat'), 'utf8');
-    } catch {
-      continue; // It ended while we looked.
-    }
-    const open = stat.indexOf('(');
-    const close = stat.lastIndexOf(')');
-    if (open < 0 || close < open) continue;
-    const child = Number(entry);
-    const parent = Number(stat.slice(close + 2).split(' ')[1]);
-    names.set(child, stat.slice(open + 1, close));
-    children.set(parent, [...(children.get(parent) ?? []), child]);
-  }
-  const pending = [...(children.get(pid) ?? [])];
-  while (pending.length > 0) {
-    const next = pending.shift() as number;
-    if (names.get(next) !== helper) return next;
-    pending.push(...(children.get(next) ?? []));
-  }
-  return undefined;
+  return findDescendant(pid, (entry) => entry.name !== helper, procRoot)?.pid;
 }

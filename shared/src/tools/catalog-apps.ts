@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { actionResultSchema, boundsSchema } from './common-schemas.js';
+import { actionResultSchema, boundsSchema, justificationSchema, outsideSandboxSchema } from './common-schemas.js';
 import { ALL_PLATFORMS, defineTool } from './define-tool.js';
 
 const windowSchema = z.object({
@@ -25,15 +25,8 @@ export const appLaunch = defineTool({
     .object({
       name: z.string().min(1).describe('Application name or path to its executable'),
       args: z.array(z.string()).optional(),
-      outside_sandbox: z
-        .boolean()
-        .optional()
-        .describe("Run it with the person's full access instead of in the sandbox; the person is asked first"),
-      justification: z
-        .string()
-        .max(500)
-        .optional()
-        .describe('Why it must run outside the sandbox, shown to the person'),
+      outside_sandbox: outsideSandboxSchema,
+      justification: justificationSchema('Why it must run outside the sandbox, shown to the person'),
     })
     .strict(),
   output: actionResultSchema.extend({ pid: z.number().int().optional(), name: z.string() }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { justificationSchema, outsideSandboxSchema } from './common-schemas.js';
 import { ALL_PLATFORMS, defineTool } from './define-tool.js';
 
 const sessionSchema = z.object({
@@ -38,15 +39,8 @@ export const bashExecute = defineTool({
         .describe(
           'The command needs the internet although it is not a tool NextAI knows to need it; may ask the person',
         ),
-      outside_sandbox: z
-        .boolean()
-        .optional()
-        .describe("Run it with the person's full access instead of in the sandbox; the person is asked first"),
-      justification: z
-        .string()
-        .max(500)
-        .optional()
-        .describe('Why it needs the network or to leave the sandbox, shown to the person'),
+      outside_sandbox: outsideSandboxSchema,
+      justification: justificationSchema('Why it needs the network or to leave the sandbox, shown to the person'),
     })
     .strict(),
   output: z.object({

@@ -28,3 +28,12 @@ export const actionResultSchema = z.object({
   success: z.boolean(),
   message: z.string().optional(),
 });
+
+/** Leaving the sandbox (issue #15): asked for by the agent, decided by the person. */
+export const outsideSandboxSchema = z
+  .boolean()
+  .optional()
+  .describe("Run it with the person's full access instead of in the sandbox; the person is asked first");
+
+/** Why the agent asks for more than the sandbox gives, shown to the person on the approval card. */
+export const justificationSchema = (what: string) => z.string().max(500).optional().describe(what);
