@@ -154,13 +154,7 @@ export class Daemon {
       homeDir,
       guarded,
       (sessionId) => this.hostTools.terminalCwd(sessionId),
-      {
-        get status() {
-          return sandbox.status();
-        },
-        folders: (granted) => sandbox.folders(granted),
-        describeHidden: (hidden) => sandbox.describeHidden(hidden),
-      },
+      sandbox,
     );
     // Windows of apps in the sandbox report pids of its own PID namespace: the sandbox knows theirs.
     const desktop =

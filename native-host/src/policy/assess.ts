@@ -15,6 +15,7 @@ import {
   describeSandbox,
   planCommand,
   type SandboxAssessment,
+  type SandboxRequest,
   type SandboxView,
 } from './sandbox-plan.js';
 import { ShellEffects } from './shell/effects.js';
@@ -28,7 +29,6 @@ export interface ShellAnalysisLike {
   blocked?: { layer: GuardVerdict['layer']; reason: Localized } | undefined;
   /** What a sandbox would have to give it; without it, the command cannot run confined unasked. */
   effects?: ShellEffects | undefined;
-  complete?: boolean | undefined;
 }
 
 export interface FileCheck {
@@ -221,8 +221,15 @@ export function assessInput(
     network: input.network === true,
     outside: input.outside_sandbox === true ? { justification: stringOr(input.justification) } : undefined,
   };
+  // What running it needs of the sandbox: a command's effects, or none (a session, an app).
+  const planFor = (current: SandboxAssessment, effects: ShellEffects, asked: SandboxRequest) =>
+    planCommand(current, effects, {
+      homeDir: env.homeDir,
+      hiddenPlaces: env.sandbox?.folders(grantedDirs).hidden ?? [],
+      request: asked,
+    });
   const confine = (analysis: ShellAnalysisLike) => {
-    if (!sandbox || !env.sandbox) return;
+    if (!sandbox) return;
     if (!analysis.effects) {
       sandbox = {
         ...sandbox,
@@ -235,15 +242,7 @@ export function assessInput(
       };
       return;
     }
-    sandbox = planCommand(
-      sandbox,
-      { effects: analysis.effects, complete: analysis.complete ?? false },
-      {
-        homeDir: env.homeDir,
-        hiddenPlaces: env.sandbox.folders(grantedDirs).hidden,
-        request,
-      },
-    );
+    sandbox = planFor(sandbox, analysis.effects, request);
   };
 
   switch (tool.name) {
@@ -271,16 +270,7 @@ export function assessInput(
       break;
     }
     case 'bash_session':
-      if (sandbox)
-        sandbox = planCommand(
-          sandbox,
-          { effects: new ShellEffects(), complete: true },
-          {
-            homeDir: env.homeDir,
-            hiddenPlaces: env.sandbox?.folders(grantedDirs).hidden ?? [],
-            request,
-          },
-        );
+      if (sandbox) sandbox = planFor(sandbox, new ShellEffects(), request);
       if (
         input.action === 'create' &&
         typeof input.shell === 'string' &&
@@ -357,15 +347,7 @@ export function assessInput(
         // (browsers, mail and the like need it). A bare terminal or interpreter gets no network:
         // what is typed into it later is judged as it is typed.
         const runner = COMMAND_RUNNERS.has(base);
-        sandbox = planCommand(
-          sandbox,
-          { effects: new ShellEffects(), complete: true },
-          {
-            homeDir: env.homeDir,
-            hiddenPlaces: env.sandbox?.folders(grantedDirs).hidden ?? [],
-            request: runner ? request : { outside: request.outside },
-          },
-        );
+        sandbox = planFor(sandbox, new ShellEffects(), runner ? request : { outside: request.outside });
         if (!runner) sandbox.network = 'full';
         const escape = launchedProgramEscape(name);
         if (escape) sandbox.escapes.push({ why: escape.why, floor: 'high' });

@@ -10,8 +10,8 @@ import {
   type SandboxNetwork,
 } from '@nextai/shared';
 
-import { realProfileFs, type SandboxFolders } from '../sandbox/profile.js';
-import { inside } from '../sandbox/places.js';
+import { describeFolder, realProfileFs, type SandboxFolders } from '../sandbox/profile.js';
+import { inSandboxTmp, inside } from '../sandbox/places.js';
 import type { SandboxStatus } from '../sandbox/types.js';
 import type { EscapeKind, ShellEffects } from './shell/effects.js';
 import { criticalWrite, isDiskDevice, isHarmlessDevice, pathRules } from './shell/paths.js';
@@ -46,9 +46,9 @@ export interface Escape {
   floor: RiskLevel;
 }
 
-/** What the policy knows of the sandbox here. */
+/** What the policy knows of the sandbox here (the daemon's SandboxService). */
 export interface SandboxView {
-  status: SandboxStatus;
+  status(): SandboxStatus;
   /** The folders for a grant (undefined: no grant). */
   folders(granted?: readonly string[]): SandboxFolders;
   /** The places hidden, as people read them. */
@@ -100,7 +100,7 @@ export const realPlanFs: PlanFs = {
 /** The sandbox for a call that starts something, before looking at what it runs. */
 export function baseAssessment(view: SandboxView, granted?: readonly string[]): SandboxAssessment {
   const folders = view.folders(granted);
-  const status = view.status;
+  const status = view.status();
   return {
     mechanism: status.mechanism,
     available: status.available,
@@ -121,12 +121,11 @@ export function baseAssessment(view: SandboxView, granted?: readonly string[]): 
  */
 export function planCommand(
   base: SandboxAssessment,
-  analysis: { effects: ShellEffects; complete: boolean },
+  effects: ShellEffects,
   options: { homeDir: string; hiddenPlaces: readonly string[]; request?: SandboxRequest; files?: PlanFs },
 ): SandboxAssessment {
   const files = options.files ?? realPlanFs;
   const plan: SandboxAssessment = { ...base, escapes: [], confined: { risk: 'low', findings: [] } };
-  const { effects } = analysis;
   const escape = (why: Localized, floor: RiskLevel) => {
     if (!plan.escapes.some((known) => known.why.en === why.en)) plan.escapes.push({ why, floor });
   };
@@ -141,13 +140,9 @@ export function planCommand(
   // bubblewrap gives the sandbox a /tmp of its own (the person's home and the writable folders
   // show through where they live under it); Seatbelt cannot, so there /tmp is simply read-only.
   const privateTmp = (target: string) =>
-    plan.mechanism === 'bubblewrap' &&
-    inside(target, '/tmp') &&
-    !inside(target, options.homeDir) &&
-    !inWritable(target);
+    plan.mechanism === 'bubblewrap' && inSandboxTmp(target, options.homeDir, writable);
   const rules = pathRules(options.homeDir, options.homeDir);
-  const shown = (target: string) =>
-    inside(target, options.homeDir) && target !== options.homeDir ? `~${target.slice(options.homeDir.length)}` : target;
+  const shown = (target: string) => describeFolder(target, options.homeDir);
 
   for (const need of effects.needs) {
     escape(need.why, NEED_FLOORS[need.kind]);
@@ -409,7 +404,7 @@ function wroteEarlier(effects: ShellEffects, target: string): boolean {
 
 /** The sentence the approval card and `policy explain` show. */
 export function describeSandbox(plan: SandboxAssessment, homeDir: string): Localized {
-  const shown = (folder: string) => (inside(folder, homeDir) ? `~${folder.slice(homeDir.length)}` : folder);
+  const shown = (folder: string) => (folder === homeDir ? '~' : describeFolder(folder, homeDir));
   if (!plan.available) {
     const why = plan.unavailable ?? say('no sandbox here', '这里没有沙箱');
     return say(

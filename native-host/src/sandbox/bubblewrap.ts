@@ -222,19 +222,10 @@ export class Bubblewrap implements Sandbox {
     // processes are found and stopped by that terminal session). Anything else starts a new one.
     const args = [...bubblewrapArgs(profile, host, { newSession: options.ownTerminal !== true }), '--', ...command];
     if (profile.display) return { file: this.file, args, env: sandboxEnvironment(env, profile) };
-    // Commands also get the seccomp filter (seccomp.ts), which bubblewrap reads from a file
-    // descriptor: a tiny shell opens the file as fd 9 and becomes bubblewrap.
+    // Commands also get the seccomp filter (seccomp.ts).
     return {
       file: '/bin/sh',
-      args: [
-        '-c',
-        'exec 9<"$0" && exec "$@"',
-        this.seccompFilter(profile.network),
-        this.file,
-        '--seccomp',
-        '9',
-        ...args,
-      ],
+      args: withSeccompFilter(this.seccompFilter(profile.network), this.file, args),
       env: sandboxEnvironment(env, profile),
     };
   }
@@ -289,9 +280,9 @@ export class Bubblewrap implements Sandbox {
     }
     const trial = spawnSync(
       '/bin/sh',
-      ['-c', 'exec 9<"$0" && exec "$@"', filter, file, '--seccomp', '9',
+      withSeccompFilter(filter, file, [
         '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-net', '--cap-drop', 'ALL', '--ro-bind', '/', '/',
-        '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--die-with-parent', '--', 'true'], // prettier-ignore
+        '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--die-with-parent', '--', 'true']), // prettier-ignore
       { timeout: 10_000, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } },
     );
     const version = spawnSync(file, ['--version'], { timeout: 5_000, encoding: 'utf8' }).stdout?.trim();
@@ -306,6 +297,14 @@ export class Bubblewrap implements Sandbox {
     }
     return { available: true, mechanism: 'bubblewrap', version: version?.replace(/^bubblewrap\s*/, '') };
   }
+}
+
+/**
+ * Arguments for `/bin/sh` that run bubblewrap with the seccomp filter in `filter`: bubblewrap reads
+ * it from a file descriptor, so a tiny shell opens the file as fd 9 and becomes bubblewrap.
+ */
+function withSeccompFilter(filter: string, bwrap: string, args: readonly string[]): string[] {
+  return ['-c', 'exec 9<"$0" && exec "$@"', filter, bwrap, '--seccomp', '9', ...args];
 }
 
 /** The refusal when no sandbox can start: nothing runs unconfined in its place. */

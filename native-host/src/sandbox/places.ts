@@ -90,3 +90,11 @@ export function inside(target: string, base: string): boolean {
   if (base === '/') return target.startsWith('/');
   return target === base || target.startsWith(`${base}/`);
 }
+
+/**
+ * `target` is in bubblewrap's own /tmp: under /tmp, but not where the home folder or a writable
+ * folder shows through. The same name outside the sandbox is another file or folder.
+ */
+export function inSandboxTmp(target: string, homeDir: string, writable: readonly string[]): boolean {
+  return inside(target, '/tmp') && ![homeDir, ...writable].some((folder) => inside(target, folder));
+}

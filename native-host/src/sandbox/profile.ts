@@ -231,12 +231,10 @@ function realOrSelf(target: string, files: ProfileFs): string {
 
 /** The places hidden, for people: `~/.ssh` rather than `/home/u/.ssh`; only those that exist. */
 export function describeHidden(hidden: readonly string[], homeDir: string, files: ProfileFs = realProfileFs): string[] {
-  return hidden
-    .filter((place) => files.exists(place))
-    .map((place) => (inside(place, homeDir) && place !== homeDir ? `~${place.slice(homeDir.length)}` : place));
+  return hidden.filter((place) => files.exists(place)).map((place) => describeFolder(place, homeDir));
 }
 
-/** A writable folder for people: `~/Projects` rather than `/home/u/Projects`. */
+/** A folder for people: `~/Projects` rather than `/home/u/Projects` (the home folder itself in full). */
 export function describeFolder(folder: string, homeDir: string): string {
   return inside(folder, homeDir) && folder !== homeDir ? `~${folder.slice(homeDir.length)}` : folder;
 }

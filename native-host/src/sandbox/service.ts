@@ -55,10 +55,6 @@ export class SandboxService {
     this.files = options.files ?? realProfileFs;
   }
 
-  get mechanism() {
-    return this.options.sandbox.mechanism;
-  }
-
   status(options?: { refresh?: boolean }): SandboxStatus {
     return this.options.sandbox.status(options);
   }

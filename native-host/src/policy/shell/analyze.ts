@@ -21,11 +21,14 @@ export interface ShellAnalysis {
   commands: string[];
   /** False when the command could not be parsed (or the parse timed out); the risk is then critical. */
   parsed: boolean;
-  /**
-   * What a sandbox would have to give it (effects.ts). Meaningful only when `complete`: an
-   * analysis that failed or ran out of time knows only part of what the command does.
-   */
+  /** What a sandbox would have to give it (effects.ts). */
   effects: ShellEffects;
+  /**
+   * False when the analysis failed or ran out of time: `effects` then holds only part of what the
+   * command does. Nothing more is needed for that: what it missed can only fail inside the
+   * sandbox (or go unseen there, as with any code NextAI cannot check), and outside, the
+   * analysis's critical risk asks a person.
+   */
   complete: boolean;
 }
 

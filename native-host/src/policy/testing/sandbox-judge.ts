@@ -131,13 +131,7 @@ export function sandboxJudge(options: {
     security: () => security,
     own,
   });
-  const env = assessEnvFactory('linux', options.home, own, undefined, {
-    get status() {
-      return service.status();
-    },
-    folders: (granted) => service.folders(granted),
-    describeHidden: (hidden) => service.describeHidden(hidden),
-  })(security);
+  const env = assessEnvFactory('linux', options.home, own, undefined, service)(security);
   const policy = structuredClone(TEMPLATES[options.template].policy);
   policy.tool_overrides = { ...options.toolOverrides };
   return (name, input, grant) => {

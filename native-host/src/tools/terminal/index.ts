@@ -5,7 +5,7 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 
 import { lexicalAbsolute } from '../../policy/guards/paths.js';
-import { inside } from '../../sandbox/places.js';
+import { inSandboxTmp } from '../../sandbox/places.js';
 import { quarantineGitRedirects, type GitMetadata } from '../../sandbox/git-metadata.js';
 import type { SandboxService } from '../../sandbox/service.js';
 import { inheritedEnvironment } from '../../subprocess.js';
@@ -113,11 +113,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
               : undefined,
         }),
       sandboxTmp,
-      sandbox
-        ? (dir) =>
-            inside(dir, '/tmp') &&
-            ![services.homeDir, ...sandbox.folders().writable].some((folder) => inside(dir, folder))
-        : undefined,
+      sandbox ? (dir) => inSandboxTmp(dir, services.homeDir, sandbox.folders().writable) : undefined,
     );
     sessions.set(id, session);
     return session;
@@ -300,9 +296,7 @@ function sandboxLauncher(
         visible: [privateDir],
       });
       // A folder the sandbox does not show (the computer's own /tmp) cannot be started in: home instead.
-      const shown =
-        !inside(start.cwd, '/tmp') || [homeDir, ...profile.writable].some((folder) => inside(start.cwd, folder));
-      if (!shown) profile.cwd = homeDir;
+      if (inSandboxTmp(start.cwd, homeDir, profile.writable)) profile.cwd = homeDir;
       metadata = { readOnly: profile.readOnly, pinned: profile.pinned };
       return sandbox.prepare([shell.file, ...shell.args], profile, start.env, { ownTerminal: true });
     },
