@@ -123,17 +123,24 @@ export class TabActivity {
     });
   }
 
-  /** The tab's top frame reached `until` after `since`, or failed; undefined after the timeout. */
+  /**
+   * The tab's top frame reached `until` after `since`, or failed; undefined after the timeout.
+   * `skipBlank`: a navigation to a web address ignores the events of a new tab's own about:blank,
+   * which the browser may report after the navigation started.
+   */
   async loaded(
     tabId: number,
     since: number,
     until: 'load' | 'domcontentloaded' | 'networkidle',
     timeoutMs: number,
+    skipBlank = false,
   ): Promise<NavigationEvent | undefined> {
     const wanted: NavigationEvent['kind'] = until === 'domcontentloaded' ? 'dom_ready' : 'completed';
     const find = () =>
       this.since(tabId, since).find(
-        (event) => event.kind === wanted || event.kind === 'error' || event.kind === 'request_error',
+        (event) =>
+          !(skipBlank && event.url === 'about:blank') &&
+          (event.kind === wanted || event.kind === 'error' || event.kind === 'request_error'),
       );
     const started = performance.now();
     await this.until(() => find() !== undefined, timeoutMs);

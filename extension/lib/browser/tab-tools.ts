@@ -28,6 +28,8 @@ export interface BrowserToolContext {
 
 const SETTLE_TIMEOUT_MS = 5000;
 const NAVIGATION_TIMEOUT_MS = 15_000;
+/** How long a new tab's about:blank may take before the navigation starts anyway. */
+const BLANK_TAB_WAIT_MS = 3000;
 
 interface Services {
   tabs: AgentTabs;
@@ -241,12 +243,32 @@ function navigationError(event: NavigationEvent, owner: string): AppError {
   return new AppError('TOOL_FAILED', `${event.url} could not be loaded (${event.error ?? 'unknown error'}).`);
 }
 
+/**
+ * Opens the agent's new tab on about:blank and waits for that blank page to be done: the domain
+ * rules need the tab's id before it goes anywhere, and a navigation started while the blank page
+ * is still loading is lost, or its load is taken for the blank page's.
+ */
+async function openBlankTab(context: BrowserToolContext): Promise<Browser.tabs.Tab & { id: number }> {
+  const created = await browser.tabs.create({ url: 'about:blank', active: true });
+  if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
+  const tabId = created.id;
+  await tools().tabs.give(tabId, 'opened', runKey(context));
+  const deadline = performance.now() + BLANK_TAB_WAIT_MS;
+  let tab: Browser.tabs.Tab = created;
+  while (tab.status !== 'complete' && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    tab = await getTab(tabId);
+  }
+  return { ...tab, id: tabId };
+}
+
 async function navigateTab(
   tab: Browser.tabs.Tab & { id: number },
   start: () => Promise<unknown>,
   waitUntil: 'load' | 'domcontentloaded' | 'networkidle',
   timeoutMs: number,
   context: BrowserToolContext,
+  toAddress: boolean,
 ): Promise<ToolOutput<'browser_navigate'>> {
   const { activity } = tools();
   const since = activity.now();
@@ -255,7 +277,7 @@ async function navigateTab(
   } catch (error) {
     throw new AppError('TOOL_FAILED', `The browser could not navigate: ${(error as Error).message}`);
   }
-  const event = await activity.loaded(tab.id, since, waitUntil, timeoutMs);
+  const event = await activity.loaded(tab.id, since, waitUntil, timeoutMs, toAddress);
   const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
   if (blocked) throw navigationError(blocked, runKey(context));
   if (event?.kind === 'error') throw navigationError(event, runKey(context));
@@ -275,16 +297,13 @@ export async function navigate(
   input: ToolInput<'browser_navigate'>,
   context: BrowserToolContext,
 ): Promise<ToolOutput<'browser_navigate'>> {
-  const { tabs, guard } = await prepare(context);
+  const { guard } = await prepare(context);
   let tab = await workingTab(input.tab_id, context);
   const special = input.url === 'back' || input.url === 'forward' || input.url === 'reload';
   if (!tab) {
     if (special)
       throw new AppError('NOT_FOUND', 'The agent has no tab yet, so there is nothing to go back, forward or reload.');
-    const created = await browser.tabs.create({ url: 'about:blank', active: true });
-    if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
-    await tabs.give(created.id, 'opened', runKey(context));
-    tab = created;
+    tab = await openBlankTab(context);
   }
   // The rules for this tab are in place before it goes anywhere.
   await guard.update(runKey(context), context.call?.navigation);
@@ -302,7 +321,7 @@ export async function navigate(
         : input.url === 'reload'
           ? () => browser.tabs.reload(target.id)
           : () => browser.tabs.update(target.id, { url: withScheme(input.url) });
-  return navigateTab(target, start, input.wait_until, input.timeout, context);
+  return navigateTab(target, start, input.wait_until, input.timeout, context, !special && input.url !== 'about:blank');
 }
 
 function withScheme(url: string): string {
@@ -333,21 +352,20 @@ export async function manageTabs(
     case 'list':
       return { tabs: await list() };
     case 'open': {
-      const created = await browser.tabs.create({ url: 'about:blank', active: true });
-      if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
-      await tabs.give(created.id, 'opened', runKey(context));
+      const created = await openBlankTab(context);
       await guard.update(runKey(context), context.call?.navigation);
       guard.ready();
       if (input.url) {
         const restricted = restrictedReason(input.url);
         if (restricted) throw new AppError('RESTRICTED_PAGE', restricted);
-        const target = created as Browser.tabs.Tab & { id: number };
+        const url = withScheme(input.url);
         await navigateTab(
-          target,
-          () => browser.tabs.update(target.id, { url: withScheme(input.url!) }),
+          created,
+          () => browser.tabs.update(created.id, { url }),
           'load',
           30_000,
           context,
+          url !== 'about:blank',
         );
       }
       return { tabs: await list(), tab_id: created.id };

@@ -1,0 +1,52 @@
+import { expect, test } from '@playwright/test';
+
+import { cliTools } from '../support/browser-tasks.js';
+import { runCli } from '../support/cli.js';
+import { launchWithExtension, makeProfileDir, type ExtensionBrowser } from '../support/chromium.js';
+import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { makeHome, type TestHome } from '../support/home.js';
+import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+
+// A new user's first browser call: no config.json at all, a fresh profile, and a new tab opened
+// for the navigation. The new tab's own blank page must not be taken for the page asked for.
+let home: TestHome;
+let browser: ExtensionBrowser | undefined;
+let site: FixtureSite;
+
+test.beforeAll(() => requireBuilt(CLI_BUNDLE));
+
+test.beforeEach(async () => {
+  site = await startFixtureSite();
+  home = makeHome();
+  const profile = makeProfileDir();
+  const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
+  expect(installed.code, installed.stderr).toBe(0);
+  browser = await launchWithExtension(profile, home.env);
+  await expect
+    .poll(async () => {
+      const status = await runCli(['status', '--json'], home.env);
+      return status.code === 0 ? (JSON.parse(status.stdout) as { clients: { kind: string }[] }).clients : [];
+    })
+    .toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'extension' })]));
+});
+
+test.afterEach(async () => {
+  await browser?.close();
+  browser = undefined;
+  await home.cleanup();
+  await site.close();
+});
+
+test('with the default configuration, the first browser_navigate opens a tab on the page asked for, loaded', async () => {
+  const call = cliTools(home.env);
+  for (const name of ['modal.html', 'table.html']) {
+    // Each closed tab leaves the next navigation to open a new one again.
+    const opened = await call('browser_navigate', { url: site.url(name) });
+    expect(opened.ok, JSON.stringify(opened.error)).toBe(true);
+    expect(opened.output?.url).toBe(site.url(name));
+    const seen = await call('browser_snapshot', {});
+    expect(seen.ok, JSON.stringify(seen.error)).toBe(true);
+    expect(String(seen.output?.snapshot)).toMatch(/\[e1\]/);
+    expect((await call('browser_tabs', { action: 'close' })).ok).toBe(true);
+  }
+});
