@@ -23,7 +23,8 @@ await build({
   minify: true,
   // Native addons, web-tree-sitter (which finds its .wasm next to its own module), tesseract.js
   // (its worker and wasm) and the OCR language data load from node_modules at run time.
-  // playwright-core (the headless browser) loads its own files at run time.
+  // playwright-core (the headless browser) loads its own files at run time; koffi (the daemon's
+  // one foreign call, for the peer of a socket) picks its prebuilt binary at run time.
   external: [
     'better-sqlite3',
     'web-tree-sitter',
@@ -32,6 +33,7 @@ await build({
     'tesseract.js',
     '@tesseract.js-data/*',
     'playwright-core',
+    'koffi',
   ],
   define: { __NEXTAI_PAGE_AGENT__: JSON.stringify(pageAgent) },
   banner: {

@@ -13,6 +13,13 @@ export const VERSION = '0.1.0';
  */
 export const PROTOCOL_VERSION = 1;
 
+/**
+ * Set in the environment of every process NextAI starts for the agent (shells, terminals, launched
+ * apps). The daemon refuses the person's authority to any caller that carries it, besides the
+ * callers it can trace to itself by process ancestry or sandbox.
+ */
+export const AGENT_PROCESS_ENV = 'NEXTAI_AGENT_PROCESS';
+
 /** Native-messaging host name, as registered in the host manifests. */
 export const NATIVE_HOST_NAME = 'com.nextai.agent';
 

@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   CONFIG_INVALID: -32055,
   /** A run reached its step, token or cost limit. */
   LIMIT_REACHED: -32056,
+  /** Something only the person may do (answer approvals, reset the stop, change policy) asked by anyone else. */
+  NOT_THE_PERSON: -32057,
 
   NOT_WRITABLE: -32040,
   PERMISSION_DENIED: -32041,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { printLine } from './output.js';
+import { printJson, printLine } from './output.js';
 import { withDaemon } from './with-daemon.js';
 
 export function registerStopCommand(program: Command): void {
@@ -9,7 +9,19 @@ export function registerStopCommand(program: Command): void {
     .description('Emergency stop: abort everything the agent is doing and refuse new actions until reset.')
     .option('--reason <text>', 'why (recorded in the audit log)')
     .option('--reset', 'lift the emergency stop')
-    .action(async (options: { reason?: string; reset?: boolean }) => {
+    .option('--status', 'say whether the emergency stop is on, since when and why')
+    .option('--json', 'with --status: print it as JSON')
+    .action(async (options: { reason?: string; reset?: boolean; status?: boolean; json?: boolean }) => {
+      if (options.status) {
+        const state = await withDaemon((client) => client.peer.request('safety.status', {}));
+        if (options.json) printJson(state);
+        else if (!state.active) printLine('the emergency stop is off');
+        else
+          printLine(
+            `EMERGENCY STOP on since ${state.since ?? '?'} (${state.reason ?? 'no reason given'}, by ${state.by ?? '?'})`,
+          );
+        return;
+      }
       if (options.reset) {
         const { was_active } = await withDaemon((client) => client.peer.request('safety.reset', {}));
         printLine(was_active ? 'emergency stop lifted: tools may run again' : 'the emergency stop was not on');

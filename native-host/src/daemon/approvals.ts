@@ -173,6 +173,32 @@ export class ApprovalQueue {
       .all(runId) as string[];
   }
 
+  /** How many requests wait for the person, across every run and caller. */
+  pendingCount(): number {
+    return this.db.prepare(`SELECT count(*) FROM approvals WHERE status = 'pending'`).pluck().get() as number;
+  }
+
+  /**
+   * Resolves once no request waits for the person (at once when none does); rejects when
+   * `signal` aborts. The agent's mouse and keyboard wait on this: while the person is being
+   * asked, nothing the agent types or clicks can land on the Approve button.
+   */
+  async whenNonePending(signal?: AbortSignal, pollMs = 100): Promise<void> {
+    while (this.pendingCount() > 0) {
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollMs);
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+    signal?.throwIfAborted();
+  }
+
   /** Resolves with the answer; at once if the request was answered already (after a restart). */
   wait(id: string): Promise<ApprovalAnswer> {
     const approval = this.get(id);

@@ -11,6 +11,7 @@ import {
 
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
+import type { PeerLookup } from './identity/caller.js';
 
 /** One client on the daemon socket: a browser's bridge, a CLI invocation, an MCP server. */
 export class ClientConnection {
@@ -25,7 +26,16 @@ export class ClientConnection {
   private readonly stream: FramedStream;
   private readonly closed = new AbortController();
 
-  constructor(socket: Socket, log: Logger, onClose: (connection: ClientConnection) => void) {
+  /**
+   * @param peer the process on the other end, as the kernel named it when the client connected
+   *   (read once, at once: it is what the person's authority is checked against).
+   */
+  constructor(
+    socket: Socket,
+    log: Logger,
+    onClose: (connection: ClientConnection) => void,
+    readonly process: PeerLookup = { ok: false, reason: 'the connection was not looked up' },
+  ) {
     this.stream = new FramedStream({
       readable: socket,
       writable: socket,

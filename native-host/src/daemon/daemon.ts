@@ -27,6 +27,7 @@ import { deliverNotification } from '../platform/notify.js';
 import { releaseHeldInputs } from '../platform/release-inputs.js';
 import { assessEnvFactory } from '../policy/assess-env.js';
 import { assessInput } from '../policy/assess.js';
+import { terminalInputOn } from '../policy/channels/terminal-input.js';
 import { PolicyStore } from '../policy/policy-store.js';
 import { protectedPaths } from '../policy/protected-paths.js';
 import { initShellAnalyzer } from '../policy/shell/index.js';
@@ -46,9 +47,15 @@ import { FileBlobStore } from '../tools/blob-store-impl.js';
 import { createHostHandlers, type HostToolSet } from '../tools/host-handlers.js';
 import { ScreenSpace } from '../tools/screen-space.js';
 import type { HostHandlers, HostServices } from '../tools/types.js';
+import { runCommand } from '../subprocess.js';
 import { ApprovalQueue } from './approvals.js';
 import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
+import { AgentInputActivity } from './identity/agent-input.js';
+import { procFacts, psFacts, type ProcessFacts } from './identity/agent-process.js';
+import { AuthorityGate } from './identity/authority.js';
+import { identifyCaller } from './identity/caller.js';
+import { peerOf } from './identity/peer-process.js';
 import { openDatabase, type Db } from './database.js';
 import { EmergencyStop } from './emergency-stop.js';
 import { EventLog } from './event-log.js';
@@ -198,7 +205,11 @@ export class Daemon {
           userDataDir: browserConfig.user_data_dir ?? path.join(paths.dataDir, 'browser', 'headless-profile'),
           checkHost: (url) => {
             const verdict = domains().check(url);
-            return { allowed: verdict.allowed, reason: verdict.reason?.en };
+            return {
+              allowed: verdict.allowed,
+              reason: verdict.reason?.en,
+              explicitlyAllowed: verdict.explicitlyAllowed,
+            };
           },
           log: log.child('headless'),
         })
@@ -218,7 +229,9 @@ export class Daemon {
       webProvenance.forget(runId);
       this.headless?.forgetRun(runId);
     });
+    const agentInput = new AgentInputActivity();
     this.gateway = new ToolGateway({
+      agentInput,
       handlers: {
         ...this.hostTools.handlers,
         // The agent's own tools belong to runs; runManager is set below, before any call.
@@ -241,6 +254,7 @@ export class Daemon {
       navigationRules: (grant) => navigationRules(policy.current.config.security, grant?.restrictions?.allowed_domains),
       webProvenance,
       readUpload: (file) => readUploadFile(file, homeDir, platform, policy.current.config.security.max_file_size),
+      terminalInput: terminalInputOn(desktop, platform),
     });
     this.runManager = new RunManager({
       db,
@@ -270,33 +284,30 @@ export class Daemon {
         log.warn('could not send the approval notification', { error: (error as Error).message }),
       );
     });
-    this.emergency = new EmergencyStop(db, {
-      abortRunningCalls: async (reason) => {
-        this.runManager.pauseAll(`emergency stop: ${reason}`);
-        // Headless browsers close with the stop (DESIGN.md: emergency stop).
-        const [aborted] = await Promise.all([this.gateway.abortAll(reason), this.headless?.close()]);
-        return aborted;
+    this.emergency = new EmergencyStop(
+      db,
+      {
+        abortRunningCalls: async (reason) => {
+          this.runManager.pauseAll(`emergency stop: ${reason}`);
+          // Headless browsers close with the stop (DESIGN.md: emergency stop).
+          const [aborted] = await Promise.all([this.gateway.abortAll(reason), this.headless?.close()]);
+          return aborted;
+        },
+        cancelPendingApprovals: (reason) => {
+          for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
+        },
+        releaseInputs: () => releaseHeldInputs(desktop),
+        notify: async (title, body) => {
+          const sent = await notify(title, body);
+          return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;
+        },
+        record: ({ engaged, reason, by, aborted }) => {
+          if (engaged) events.append('emergency.engaged', { reason, by, aborted_calls: aborted });
+          else events.append('emergency.reset', { by });
+        },
       },
-      cancelPendingApprovals: (reason) => {
-        for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
-      },
-      releaseInputs: () => releaseHeldInputs(desktop),
-      notify: async (title, body) => {
-        const sent = await notify(title, body);
-        return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;
-      },
-      record: ({ engaged, reason, by, aborted }) => {
-        if (engaged) events.append('emergency.engaged', { reason, by, aborted_calls: aborted });
-        else events.append('emergency.reset', { by });
-        audit.append({
-          kind: 'emergency_stop',
-          result: engaged ? 'stop' : 'reset',
-          actor: by,
-          reason,
-          details: { aborted_calls: aborted },
-        });
-      },
-    });
+      audit,
+    );
     this.presence = options.presence ?? createPresence(platform, log.child('presence'));
     const clock = options.clock ?? systemClock;
     const schedulerConfig = () => {
@@ -395,6 +406,13 @@ export class Daemon {
       schedules: this.schedules,
       blobs,
       connections: () => this.connections,
+      identify: async (connection) =>
+        identifyCaller(connection.info, connection.process, {
+          daemonPid: process.pid,
+          facts: await processFacts(platform),
+          peersKnowable: platform !== 'windows',
+        }),
+      authority: new AuthorityGate({ audit, agentInput }),
       shutdown: (reason) => {
         this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
           log.error('error while stopping', { error: (error as Error).message }),
@@ -497,8 +515,11 @@ export class Daemon {
       socket.destroy();
       return;
     }
-    const connection = new ClientConnection(socket, this.options.log.child('rpc'), (closed) =>
-      this.onDisconnect(closed),
+    const connection = new ClientConnection(
+      socket,
+      this.options.log.child('rpc'),
+      (closed) => this.onDisconnect(closed),
+      peerOf(socket, this.options.platform),
     );
     this.connections.add(connection);
     registerRpcHandlers(connection, this.services);
@@ -556,4 +577,12 @@ function chooseModel(configFile: string): ModelChoice {
     model: selection.model,
     price: priceOf(selection.model, { local: isLocalEndpoint(selection.baseUrl) }),
   };
+}
+
+/** How the daemon learns a caller's parents: /proc on Linux, one `ps` listing on macOS. */
+async function processFacts(platform: Platform): Promise<ProcessFacts> {
+  if (platform !== 'macos') return procFacts();
+  const listing = await runCommand('ps', ['-A', '-o', 'pid=,ppid='], { timeoutMs: 5000 }).catch(() => undefined);
+  // No listing: every parent is unknown, and the caller is refused rather than trusted.
+  return psFacts(listing?.stdout ?? '');
 }

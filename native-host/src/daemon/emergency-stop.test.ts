@@ -5,16 +5,19 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../logger.js';
+import { AuditLog } from './audit/index.js';
 import { openDatabase, type Db } from './database.js';
 import { EmergencyStop, type EmergencyStopActions } from './emergency-stop.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 let dir: string;
 let db: Db;
+let audit: AuditLog;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-stop-'));
   db = await openDatabase(path.join(dir, 'data.db'), log);
+  audit = new AuditLog(db, path.join(dir, 'audit.anchor'));
 });
 afterEach(() => {
   db.close();
@@ -43,7 +46,7 @@ function actions(calls: string[]): EmergencyStopActions {
 describe('EmergencyStop', () => {
   it('latches before acting, does everything it must, and reports the timing', async () => {
     const calls: string[] = [];
-    const stop = new EmergencyStop(db, actions(calls));
+    const stop = new EmergencyStop(db, actions(calls), audit);
     const report = await stop.engage('panic', 'cli');
     expect(report).toMatchObject({
       already_active: false,
@@ -57,8 +60,8 @@ describe('EmergencyStop', () => {
   });
 
   it('stays set across a restart until reset', async () => {
-    await new EmergencyStop(db, actions([])).engage('panic', 'cli');
-    const restarted = new EmergencyStop(db, actions([]));
+    await new EmergencyStop(db, actions([]), audit).engage('panic', 'cli');
+    const restarted = new EmergencyStop(db, actions([]), audit);
     expect(restarted.state().active).toBe(true);
     expect(restarted.reset('cli')).toEqual({ was_active: true });
     expect(restarted.state()).toEqual({ active: false });
@@ -66,9 +69,39 @@ describe('EmergencyStop', () => {
   });
 
   it('pressing it again keeps the first reason and says it was already on', async () => {
-    const stop = new EmergencyStop(db, actions([]));
+    const stop = new EmergencyStop(db, actions([]), audit);
     await stop.engage('first', 'panel');
     expect((await stop.engage('second', 'cli')).already_active).toBe(true);
     expect(stop.state()).toMatchObject({ reason: 'first', by: 'panel' });
+  });
+
+  it('deleting its row outside NextAI lifts nothing: the chain still holds the stop, and verify names the change', async () => {
+    await new EmergencyStop(db, actions([]), audit).engage('panic', 'person (CLI)');
+    db.prepare('DELETE FROM safety_state').run();
+    const restarted = new EmergencyStop(db, actions([]), audit);
+    expect(restarted.state()).toMatchObject({ active: true, reason: 'panic', by: 'person (CLI)' });
+    expect(restarted.disagreement()).toMatch(/lifted outside NextAI/);
+    expect(audit.verify().ok).toBe(true);
+    // A reset by the person is a row of the chain too, and then the two agree again.
+    expect(restarted.reset('person (CLI)')).toEqual({ was_active: true });
+    expect(restarted.disagreement()).toBeUndefined();
+    expect(new EmergencyStop(db, actions([]), audit).state().active).toBe(false);
+    expect(audit.list().map((record) => [record.kind, record.entry.result])).toEqual([
+      ['emergency_stop', 'reset'],
+      ['emergency_stop', 'stop'],
+    ]);
+  });
+
+  it('a reset the audit log cannot record does not happen', async () => {
+    const stop = new EmergencyStop(db, actions([]), audit);
+    await stop.engage('panic', 'cli');
+    const failing = new EmergencyStop(db, actions([]), {
+      append: () => {
+        throw new Error('disk full');
+      },
+      latest: (kind) => audit.latest(kind),
+    });
+    expect(() => failing.reset('cli')).toThrow(/stays on/);
+    expect(failing.state().active).toBe(true);
   });
 });

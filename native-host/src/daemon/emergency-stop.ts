@@ -1,3 +1,6 @@
+import { AppError } from '@nextai/shared';
+
+import type { AuditEntry, AuditRecord } from './audit/index.js';
 import type { Db } from './database.js';
 
 export interface EmergencyState {
@@ -22,8 +25,14 @@ export interface EmergencyStopActions {
   cancelPendingApprovals(reason: string): void;
   releaseInputs(): Promise<string>;
   notify(title: string, body: string): Promise<string>;
-  /** Records the change (events, audit). */
+  /** Tells the clients (events); the audit row is the stop's own. */
   record(change: { engaged: boolean; reason: string; by: string; aborted: number }): void;
+}
+
+/** The audit chain, where each engage and reset of the stop is a row. */
+export interface StopChain {
+  append(entry: AuditEntry): unknown;
+  latest(kind: 'emergency_stop'): AuditRecord | undefined;
 }
 
 const KEY = 'emergency_stop';
@@ -32,30 +41,58 @@ const KEY = 'emergency_stop';
  * The latched emergency stop. Setting it stops everything now — no new call starts, running
  * calls are aborted (their process groups killed), held keys and buttons are released, pending
  * approvals are closed — and it stays set, across restarts, until a person resets it.
+ *
+ * The stop lives in two places: a row of the state table, and the hash-chained audit log, where
+ * every engage and reset is a row. It holds while either says so, so deleting the table row
+ * (outside the daemon) lifts nothing, and the two disagreeing is what `nextai audit verify`
+ * reports. A reset is recorded in the chain first: one that cannot be recorded does not happen.
  */
 export class EmergencyStop {
+  private current: EmergencyState;
+
   constructor(
     private readonly db: Db,
     private readonly actions: EmergencyStopActions,
-  ) {}
+    private readonly chain: StopChain,
+  ) {
+    const table = this.tableState();
+    const chained = this.chainState();
+    this.current = table.active ? table : chained;
+  }
 
   state(): EmergencyState {
-    const value = this.db.prepare('SELECT value FROM safety_state WHERE key = ?').pluck().get(KEY) as
-      string | undefined;
-    if (!value) return { active: false };
-    return { active: true, ...(JSON.parse(value) as Omit<EmergencyState, 'active'>) };
+    return this.current;
+  }
+
+  /** Where the state table and the audit chain disagree: a sentence for the person, or undefined. */
+  disagreement(): string | undefined {
+    const table = this.tableState();
+    const chained = this.chainState();
+    if (chained.active && !table.active) {
+      return `The emergency stop engaged at ${chained.since ?? 'an unknown time'} by ${chained.by ?? 'someone'} was lifted outside NextAI: its row in the database is gone, but no reset is recorded. It still holds; reset it with "nextai stop --reset" if you meant to.`;
+    }
+    if (table.active && !chained.active) {
+      return `The database says the emergency stop is on (since ${table.since ?? 'an unknown time'}), but the audit log does not record it being engaged: the state was written outside NextAI.`;
+    }
+    return undefined;
   }
 
   async engage(reason: string, by: string): Promise<StopReport> {
     const started = performance.now();
-    const already = this.state().active;
+    const already = this.current.active;
     if (!already) {
       // Latch first: from this line on, no new tool call can start.
+      this.current = { active: true, since: new Date().toISOString(), reason, by };
       this.db
         .prepare(
           'INSERT INTO safety_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
         )
-        .run(KEY, JSON.stringify({ since: new Date().toISOString(), reason, by }));
+        .run(KEY, JSON.stringify({ since: this.current.since, reason, by }));
+      try {
+        this.chain.append({ kind: 'emergency_stop', result: 'stop', actor: by, reason });
+      } catch {
+        // The stop holds (memory and the state table) even when the log cannot be written.
+      }
     }
     this.actions.cancelPendingApprovals(`emergency stop: ${reason}`);
     const [aborted, released] = await Promise.all([
@@ -78,9 +115,39 @@ export class EmergencyStop {
   }
 
   reset(by: string): { was_active: boolean } {
-    const was = this.state().active;
+    const was = this.current.active || this.tableState().active || this.chainState().active;
+    if (was) {
+      try {
+        this.chain.append({ kind: 'emergency_stop', result: 'reset', actor: by, reason: 'reset' });
+      } catch (error) {
+        throw new AppError(
+          'STORAGE_ERROR',
+          `The emergency stop stays on: its reset could not be written to the audit log (${(error as Error).message}).`,
+          { cause: error },
+        );
+      }
+    }
     this.db.prepare('DELETE FROM safety_state WHERE key = ?').run(KEY);
+    this.current = { active: false };
     if (was) this.actions.record({ engaged: false, reason: 'reset', by, aborted: 0 });
     return { was_active: was };
+  }
+
+  private tableState(): EmergencyState {
+    const value = this.db.prepare('SELECT value FROM safety_state WHERE key = ?').pluck().get(KEY) as
+      string | undefined;
+    if (!value) return { active: false };
+    return { active: true, ...(JSON.parse(value) as Omit<EmergencyState, 'active'>) };
+  }
+
+  private chainState(): EmergencyState {
+    const last = this.chain.latest('emergency_stop');
+    if (last?.entry.result !== 'stop') return { active: false };
+    return {
+      active: true,
+      since: last.time,
+      ...(last.entry.reason !== undefined ? { reason: last.entry.reason } : {}),
+      ...(last.entry.actor !== undefined ? { by: last.entry.actor } : {}),
+    };
   }
 }

@@ -309,4 +309,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE approvals ADD COLUMN sandbox TEXT;
     `,
   },
+  {
+    version: 12,
+    name: 'audit log: rows of one kind found quickly (the emergency stop is read from the chain)',
+    sql: `
+      CREATE INDEX audit_log_kind ON audit_log (kind, seq);
+    `,
+  },
 ];

@@ -9,6 +9,8 @@ import type { AuditLog } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
 import type { EmergencyStop } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
+import type { AuthorityGate } from './identity/authority.js';
+import type { Caller } from './identity/caller.js';
 import { registerScheduleHandlers } from './schedule-handlers.js';
 import { registerSettingsHandlers } from './settings-handlers.js';
 import type { CallContext, ToolGateway } from './tool-gateway.js';
@@ -28,6 +30,10 @@ export interface DaemonServices {
   /** Payloads tools returned by reference. */
   blobs: BlobStore;
   connections: () => Iterable<ClientConnection>;
+  /** Who is on the other end of a connection (the person, the panel, the agent, an MCP client). */
+  identify: (connection: ClientConnection) => Promise<Caller>;
+  /** Refuses the person's authority to anyone else. */
+  authority: AuthorityGate;
   shutdown: (reason: string) => void;
   /** Records a policy change made through the daemon (events and audit). */
   recordPolicyChange: (summary: string, by: string) => void;
@@ -36,19 +42,46 @@ export interface DaemonServices {
 /** Wires every daemon method to its implementation, for one client connection. */
 export function registerRpcHandlers(connection: ClientConnection, services: DaemonServices): void {
   const { peer } = connection;
-  const callContext = (params: {
-    project?: string | undefined;
-    run_id?: string | undefined;
-    grant?: CallContext['grant'];
-    prompt_rules?: CallContext['promptRules'];
-  }): CallContext => ({
-    source: connection.info?.kind ?? 'unknown',
-    project: params.project,
-    runId: params.run_id,
-    grant: params.grant,
-    promptRules: params.prompt_rules,
-    cancel: connection.closedSignal,
-  });
+  /**
+   * The context of a client's tool call. Runs and their grants belong to the daemon's run engine:
+   * a client that names a run (to borrow its "approved for this run") or brings its own grant is
+   * refused, and the refusal is audited.
+   */
+  const callContext = async (
+    params: {
+      project?: string | undefined;
+      run_id?: string | undefined;
+      grant?: CallContext['grant'];
+      prompt_rules?: CallContext['promptRules'];
+    },
+    method: string,
+  ): Promise<CallContext> => {
+    const caller = await services.identify(connection);
+    const claimed = [params.run_id !== undefined ? 'run_id' : '', params.grant !== undefined ? 'grant' : '']
+      .filter(Boolean)
+      .join(' and ');
+    if (claimed) {
+      const message = `${claimed} ${claimed.includes(' and ') ? 'are' : 'is'} set by NextAI's run engine for the runs it starts, never by a client: a tool call from ${caller.actor} cannot name a run or bring a grant. Leave ${claimed} out (a tool call from a client is judged on its own), or start a run with "nextai run".`;
+      services.audit.append({
+        kind: 'authority',
+        result: 'refused',
+        actor: caller.actor,
+        reason: message,
+        details: { method, ...(params.run_id !== undefined ? { run_id: params.run_id } : {}) },
+      });
+      throw new AppError('INVALID_PARAMS', message);
+    }
+    return {
+      source: connection.info?.kind ?? 'unknown',
+      actor: caller.actor,
+      project: params.project,
+      promptRules: params.prompt_rules,
+      cancel: connection.closedSignal,
+    };
+  };
+  /** Who acts, when the caller is the person; refuses (and audits) anyone else. */
+  const asPerson = async (what: string, method: string): Promise<string> =>
+    services.authority.require(await services.identify(connection), what, method);
 
   peer.onNotification('bridge.register', ({ origin }) => {
     connection.origin = origin;
@@ -99,7 +132,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   });
 
   peer.handle('tools.list', () => ({ tools: services.gateway.list() }));
-  peer.handle('tools.call', (params) => services.gateway.call(params, callContext(params)));
+  peer.handle('tools.call', async (params) => services.gateway.call(params, await callContext(params, 'tools.call')));
   peer.handle('blobs.read', ({ reference, offset, length }) => {
     const { data, mimeType } = services.blobs.get(reference);
     const slice = data.subarray(offset, offset + length);
@@ -113,8 +146,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     };
   });
 
-  peer.handle('policy.explain', (params) =>
-    services.gateway.explain({ name: params.tool, input: params.input }, callContext(params)),
+  peer.handle('policy.explain', async (params) =>
+    services.gateway.explain({ name: params.tool, input: params.input }, await callContext(params, 'policy.explain')),
   );
   peer.handle('policy.show', ({ project }) => {
     const state = services.policy.current;
@@ -129,19 +162,18 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
       },
     };
   });
-  peer.handle('policy.set_template', ({ template, project }) => {
+  peer.handle('policy.set_template', async ({ template, project }) => {
+    const actor = await asPerson('change the approval policy', 'policy.set_template');
     const updated = services.policy.setTemplate(template, project);
-    services.recordPolicyChange(
-      `project ${updated.id} set to the ${updated.template ?? template} template`,
-      connection.label,
-    );
+    services.recordPolicyChange(`project ${updated.id} set to the ${updated.template ?? template} template`, actor);
     return { project: updated };
   });
 
   peer.handle('approvals.list', ({ status, limit }) => ({ approvals: services.approvals.list(status, limit) }));
-  peer.handle('approvals.answer', ({ id, decision, scope, message }) => ({
-    approval: services.approvals.answer(id, { decision, scope, message }, connection.label),
-  }));
+  peer.handle('approvals.answer', async ({ id, decision, scope, message }) => {
+    const actor = await asPerson('answer approval requests', 'approvals.answer');
+    return { approval: services.approvals.answer(id, { decision, scope, message }, actor) };
+  });
 
   peer.handle('audit.list', ({ limit, before_seq, after_seq }) => ({
     records: services.audit.list({
@@ -150,10 +182,26 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
       ...(after_seq !== undefined ? { afterSeq: after_seq } : {}),
     }),
   }));
-  peer.handle('audit.verify', () => services.audit.verify());
+  peer.handle('audit.verify', () => {
+    const chain = services.audit.verify();
+    if (!chain.ok) return chain;
+    // The chain is whole; the emergency stop beside it must agree with what the chain records.
+    const stop = services.emergency.disagreement();
+    if (!stop) return chain;
+    return {
+      ok: false as const,
+      rows: chain.rows,
+      problem: { seq: chain.head?.seq ?? 0, kind: 'state_mismatch', message: stop },
+    };
+  });
 
-  peer.handle('safety.stop', ({ reason }) => services.emergency.engage(reason ?? 'stop requested', connection.label));
-  peer.handle('safety.reset', () => services.emergency.reset(connection.label));
+  // Anyone may stop everything — the agent too; only the person lifts the stop.
+  peer.handle('safety.stop', async ({ reason }) =>
+    services.emergency.engage(reason ?? 'stop requested', (await services.identify(connection)).actor),
+  );
+  peer.handle('safety.reset', async () =>
+    services.emergency.reset(await asPerson('reset the emergency stop', 'safety.reset')),
+  );
   peer.handle('safety.status', () => services.emergency.state());
 
   const { runs } = services;
@@ -168,12 +216,17 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     ...(steps ? { steps: runs.steps(id, steps_from) } : {}),
   }));
   peer.handle('runs.pause', ({ id }) => ({ run: runs.pause(id) }));
-  peer.handle('runs.resume', ({ id }) => ({ run: runs.resume(id) }));
+  peer.handle('runs.resume', async ({ id }) => {
+    await asPerson('resume a run that was paused', 'runs.resume');
+    return { run: runs.resume(id) };
+  });
   peer.handle('runs.stop', async ({ id, reason }) => ({
     run: await runs.stop(id, reason ?? `stopped by ${connection.label}`),
   }));
   peer.handle('runs.steer', ({ id, text }) => ({ run: runs.steer(id, text, connection.label) }));
-  peer.handle('runs.answer', ({ id, answer }) => ({ run: runs.answer(id, answer, connection.label) }));
+  peer.handle('runs.answer', async ({ id, answer }) => ({
+    run: runs.answer(id, answer, await asPerson("answer the agent's questions", 'runs.answer')),
+  }));
 
   const sessionView = (session: {
     id: string;
@@ -230,8 +283,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     })),
   }));
 
-  registerSettingsHandlers(connection, services);
-  registerScheduleHandlers(connection, services.schedules);
+  registerSettingsHandlers(connection, services, asPerson);
+  registerScheduleHandlers(connection, services.schedules, asPerson);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

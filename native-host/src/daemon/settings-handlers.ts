@@ -43,16 +43,24 @@ const TEST_TIMEOUT_MS = 30_000;
  * the policy store reloads them at once), the model section through model-config.ts, the `ui`
  * section through `uiSettingsSchema`. The API key goes in and only comes back masked.
  */
-export function registerSettingsHandlers(connection: ClientConnection, services: DaemonServices): void {
+export function registerSettingsHandlers(
+  connection: ClientConnection,
+  services: DaemonServices,
+  asPerson: (what: string, method: string) => Promise<string>,
+): void {
   const { peer } = connection;
-  const settings = new SettingsService(services, connection.label);
-  peer.handle('settings.get', () => settings.get());
-  peer.handle('settings.set_ui', (params) => settings.setUi(params));
-  peer.handle('settings.set_model', (params) => settings.setModel(params));
-  peer.handle('settings.test_model', () => settings.testModel());
-  peer.handle('settings.set_security', (params) => settings.setSecurity(params));
-  peer.handle('settings.save_project', (params) => settings.saveProject(params));
-  peer.handle('settings.delete_project', (params) => settings.deleteProject(params));
+  const reader = new SettingsService(services, connection.label);
+  // Changing settings is the person's: the service records who changed what.
+  const byPerson = async (method: string) => new SettingsService(services, await asPerson('change settings', method));
+  peer.handle('settings.get', () => reader.get());
+  peer.handle('settings.set_ui', async (params) => (await byPerson('settings.set_ui')).setUi(params));
+  peer.handle('settings.set_model', async (params) => (await byPerson('settings.set_model')).setModel(params));
+  peer.handle('settings.test_model', () => reader.testModel());
+  peer.handle('settings.set_security', async (params) => (await byPerson('settings.set_security')).setSecurity(params));
+  peer.handle('settings.save_project', async (params) => (await byPerson('settings.save_project')).saveProject(params));
+  peer.handle('settings.delete_project', async (params) =>
+    (await byPerson('settings.delete_project')).deleteProject(params),
+  );
 }
 
 export class SettingsService {

@@ -36,6 +36,8 @@ import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
 import { normalizeKey } from '../platform/keys.js';
 import type { Assessment } from '../policy/assess.js';
+import { withSubmission } from '../policy/channels/submitted-lines.js';
+import type { KeyboardJudgement, TerminalInput, TerminalSubmission } from '../policy/channels/terminal-input.js';
 import { decide } from '../policy/decide.js';
 import { effectiveRisk, runsConfined } from '../policy/sandbox-plan.js';
 import { requiredLevel } from '../policy/permission-levels.js';
@@ -47,6 +49,7 @@ import type { AuditEntry } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
 import type { EmergencyState } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
+import type { AgentInputActivity } from './identity/agent-input.js';
 
 export interface ToolCallRequest {
   name: string;
@@ -64,6 +67,8 @@ export interface CallContext {
   promptRules?: PromptRules | undefined;
   /** Aborted when the caller goes away: a pending approval is closed, a running tool stopped. */
   cancel?: AbortSignal | undefined;
+  /** Who acts, for the audit log (the person at the CLI, the agent's run, an MCP client…). */
+  actor?: string | undefined;
 }
 
 export interface ToolGatewayOptions {
@@ -90,7 +95,20 @@ export interface ToolGatewayOptions {
   webProvenance?: WebProvenance;
   /** Reads a file for browser_interact `upload`, once the policy allowed its path. */
   readUpload?: (path: string) => UploadFile;
+  /** Keyboard input into terminal windows, judged as the commands it runs (issue #16). */
+  terminalInput?: TerminalInput;
+  /** When the agent sends mouse or keyboard input (the side panel distrusts clicks right after). */
+  agentInput?: AgentInputActivity;
 }
+
+/** The tools that move the person's pointer or type on their keyboard. */
+const INPUT_CATEGORIES = new Set(['mouse', 'keyboard']);
+
+/** What a line submitted in a terminal is judged as. */
+const BASH_EXECUTE = getTool('bash_execute') as AnyTool;
+
+/** Failures of a keyboard call that sent no key at all. */
+const NOTHING_SENT: ReadonlySet<ErrorCode> = new Set(['INVALID_INPUT', 'UNAVAILABLE', 'TARGET_CHANGED']);
 
 /** What the call does that a page may have asked for, or that touches the person's own tabs. */
 interface WebSignals {
@@ -99,6 +117,8 @@ interface WebSignals {
   sensitive?: SensitiveTarget | undefined;
   /** The page text found in typed or clipboard text (what Enter or a paste would then submit). */
   webText?: string | undefined;
+  /** What the keys run in the terminal in front: judged as those commands. */
+  terminal?: TerminalSubmission | undefined;
 }
 
 /** What each sensitive page action is, for the Chinese approval card (the page describes it in English). */
@@ -130,6 +150,8 @@ interface RunningCall {
  */
 export class ToolGateway {
   private readonly running = new Set<RunningCall>();
+  /** Keyboard calls decided and not yet finished, by call id: checked again right before the keys go out. */
+  private readonly keyboardCalls = new Map<string, KeyboardJudgement>();
 
   constructor(private readonly options: ToolGatewayOptions) {}
 
@@ -195,6 +217,7 @@ export class ToolGateway {
         call_id: callId,
         tool: tool.name,
         source: context.source,
+        actor: context.actor ?? (context.runId ? `agent (run ${context.runId})` : context.source),
         ...(context.runId ? { run_id: context.runId } : {}),
         ...entry,
       });
@@ -208,6 +231,7 @@ export class ToolGateway {
       const result: ToolResult = outcome.ok
         ? { ...outcome, duration_ms, ...summary }
         : { ...outcome, duration_ms, ...summary };
+      this.keyboardCalls.delete(callId);
       this.options.events.append('tool.finished', {
         call_id: callId,
         tool: tool.name,
@@ -228,6 +252,10 @@ export class ToolGateway {
     }
     let input = parsed.data as Record<string, unknown>;
     let signals = this.webSignals(tool, input, context);
+    // Keys into a terminal run what they submit there: judged as those commands (issue #16).
+    const keyboard = await this.options.terminalInput?.judge(tool.name, input);
+    if (keyboard) this.keyboardCalls.set(callId, keyboard);
+    if (keyboard?.submission) signals = { ...signals, terminal: keyboard.submission };
     let evaluated = this.evaluate(tool, input, context, signals);
     // `attach` without a tab_id means "the tab the person has in front of them": which one that is
     // is settled now and pinned into the call, so the tab approved is the tab attached — not
@@ -396,6 +424,7 @@ export class ToolGateway {
 
     const executed = performance.now();
     const outcome = await this.execute(tool, input, callId, context, signals.sensitive, evaluated.placement);
+    keyboard?.settle(outcome.ok ? 'sent' : NOTHING_SENT.has(outcome.error.code) ? 'not_sent' : 'partly');
     if (outcome.ok && context.runId) {
       this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
       this.stageWebText(tool, input, context.runId, signals);
@@ -643,7 +672,13 @@ export class ToolGateway {
   ): { decision: Decision; project: string; placement?: SandboxPlacement | undefined } {
     const project = this.options.policy.project(context.project);
     const security = this.options.policy.current.config.security;
-    const assessment = this.options.assess(tool, input, context.grant);
+    const assessed = this.options.assess(tool, input, context.grant);
+    // A line submitted in a terminal is judged as bash_execute of it, run from the home folder.
+    const assessment = signals.terminal
+      ? withSubmission(assessed, signals.terminal, (command) =>
+          this.options.assess(BASH_EXECUTE, { command, working_dir: '~' }, context.grant),
+        )
+      : assessed;
     const emergency = this.options.emergency();
     const run = context.runId ? this.options.approvals.runState(context.runId, tool.name) : undefined;
     const decision = decide({
@@ -684,10 +719,20 @@ export class ToolGateway {
     const onCancel = () => controller.abort(new AppError('DISCONNECTED', 'The caller went away.'));
     context.cancel?.addEventListener('abort', onCancel, { once: true });
     const work = (async (): Promise<ToolOutcome> => {
-      const output =
-        tool.runsIn === 'host'
-          ? await this.runOnHost(tool, input, controller.signal, callId, context, placement)
-          : await this.runInBrowser(tool, input, callId, context, sensitive, controller.signal);
+      const isInput = INPUT_CATEGORIES.has(tool.category);
+      // While the person is asked anything, the agent's hands wait: a click or key sent now
+      // could land on the Approve button.
+      if (isInput) await this.options.approvals.whenNonePending(controller.signal);
+      const inputEnded = isInput ? this.options.agentInput?.begin() : undefined;
+      let output: ToolOutcome;
+      try {
+        output =
+          tool.runsIn === 'host'
+            ? await this.runOnHost(tool, input, controller.signal, callId, context, placement)
+            : await this.runInBrowser(tool, input, callId, context, sensitive, controller.signal);
+      } finally {
+        inputEnded?.();
+      }
       if (!output.ok) return output;
       const checked = tool.output.safeParse(output.output);
       if (!checked.success) {
@@ -755,6 +800,10 @@ export class ToolGateway {
   ): Promise<ToolOutcome> {
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
+    // The last moment before the keys go out: the window, its line and the clipboard must still be
+    // what was judged (the call may have waited for a person, or for other input to finish).
+    const changed = await this.keyboardCalls.get(callId)?.confirm();
+    if (changed) return failure('TARGET_CHANGED', changed);
     const handler = this.options.handlers[tool.name] as (input: unknown, context: ToolContext) => Promise<unknown>;
     const context: ToolContext = {
       ...(placement ? { sandbox: placement } : {}),

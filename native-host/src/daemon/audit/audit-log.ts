@@ -183,6 +183,16 @@ export class AuditLog {
     }
   }
 
+  /** The newest record of one kind (undefined when there is none). */
+  latest(kind: AuditKind): AuditRecord | undefined {
+    const row = this.db
+      .prepare<[string], AuditRow>(
+        'SELECT seq, time, kind, entry, prev_hash, hash FROM audit_log WHERE kind = ? ORDER BY seq DESC LIMIT 1',
+      )
+      .get(kind);
+    return row ? toRecord(row) : undefined;
+  }
+
   /** Checks the whole chain and the anchor; names the first bad row. Changes nothing. */
   verify(): AuditVerification {
     return verifyAuditLog(this.db, this.anchorFile);

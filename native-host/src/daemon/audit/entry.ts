@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-export const AUDIT_KINDS = ['decision', 'execution', 'approval', 'emergency_stop', 'policy'] as const;
+/** `authority`: a request for the person's authority (approvals, stop, policy) refused for its caller. */
+export const AUDIT_KINDS = ['decision', 'execution', 'approval', 'emergency_stop', 'policy', 'authority'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /**
@@ -42,7 +43,15 @@ export interface AuditRecord {
 }
 
 export type AuditProblemKind =
-  'edited' | 'deleted' | 'reordered' | 'truncated' | 'anchor_missing' | 'anchor_mismatch' | 'malformed';
+  | 'edited'
+  | 'deleted'
+  | 'reordered'
+  | 'truncated'
+  | 'anchor_missing'
+  | 'anchor_mismatch'
+  | 'malformed'
+  /** The chain holds, but safety state kept beside it (the emergency stop) was changed outside NextAI. */
+  | 'state_mismatch';
 
 export interface AuditProblem {
   /** The first row that is wrong (for a deletion or truncation: the first row that is missing). */

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
+import { AGENT_PROCESS_ENV, AppError } from '@nextai/shared';
 
 import { inheritedEnvironment, runCommand, type RunResult } from '../../subprocess.js';
 import type { AppInfo, LaunchOptions, Rect, WindowAction, WindowAdapter, WindowInfo } from '../desktop.js';
@@ -762,7 +762,8 @@ function spawnDetached(
     const child = spawn(program, args, {
       detached: true,
       stdio: 'ignore',
-      env: environment,
+      // Marks the app and all it starts as the agent's (the daemon refuses them the person's authority).
+      env: { ...environment, [AGENT_PROCESS_ENV]: '1' },
       cwd: env.HOME || os.homedir(),
     });
     let timer: NodeJS.Timeout | undefined;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { AppError } from '@nextai/shared';
+import { AGENT_PROCESS_ENV, AppError } from '@nextai/shared';
 
 import { lexicalAbsolute } from '../../policy/guards/paths.js';
 import { inSandboxTmp } from '../../sandbox/places.js';
@@ -65,6 +65,8 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     MANPAGER: 'cat',
     SYSTEMD_PAGER: 'cat',
     GIT_TERMINAL_PROMPT: '0',
+    // Marks the shell and all it starts as the agent's (the daemon refuses them the person's authority).
+    [AGENT_PROCESS_ENV]: '1',
   });
 
   const describe = (session: TerminalSession) => ({

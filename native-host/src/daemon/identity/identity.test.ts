@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+
+import { AgentInputActivity } from './agent-input.js';
+import { agentProcessReason, psFacts, type ProcessFacts } from './agent-process.js';
+import { AuthorityGate } from './authority.js';
+import { identifyCaller, type Caller } from './caller.js';
+import type { AuditEntry } from '../audit/index.js';
+
+const DAEMON = 100;
+
+/** A process table: pid → parent, with optional namespaces and marks. */
+function facts(
+  parents: Record<number, number>,
+  extra: { ns?: Record<number, string>; marked?: number[] } = {},
+): ProcessFacts {
+  return {
+    parentOf: (pid) => parents[pid],
+    pidNamespaceOf: (pid) => extra.ns?.[pid] ?? 'pid:[1]',
+    markedAsAgent: (pid) => extra.marked?.includes(pid) ?? false,
+  };
+}
+
+describe('agentProcessReason', () => {
+  const tree = facts({ 1: 0, [DAEMON]: 1, 200: DAEMON, 201: 200, 202: 201, 300: 1, 301: 300 });
+
+  it('finds every descendant of the daemon, however deep', () => {
+    expect(agentProcessReason(200, DAEMON, tree)).toMatch(/started by the agent/);
+    expect(agentProcessReason(202, DAEMON, tree)).toMatch(/started by the agent/);
+    expect(agentProcessReason(DAEMON, DAEMON, tree)).toMatch(/daemon itself/);
+  });
+
+  it("leaves the person's own processes alone", () => {
+    expect(agentProcessReason(301, DAEMON, tree)).toBeUndefined();
+  });
+
+  it('a process in another PID namespace (the sandbox) is the agent even where its parents look clean', () => {
+    const sandboxed = facts({ 1: 0, [DAEMON]: 1, 400: 1 }, { ns: { 400: 'pid:[9]' } });
+    expect(agentProcessReason(400, DAEMON, sandboxed)).toMatch(/sandbox/);
+  });
+
+  it('a detached, orphaned process keeps the mark the agent gave it', () => {
+    const orphan = facts({ 1: 0, [DAEMON]: 1, 500: 1 }, { marked: [500] });
+    expect(agentProcessReason(500, DAEMON, orphan)).toMatch(/mark/);
+  });
+
+  it('a caller whose parent cannot be read is not taken for the person; a loop in the table ends', () => {
+    expect(agentProcessReason(999, DAEMON, facts({}))).toMatch(/cannot be read/);
+    expect(agentProcessReason(7, DAEMON, facts({ 7: 8, 8: 7 }))).toMatch(/too deep/);
+  });
+
+  it("reads macOS's ps listing", () => {
+    const listing = psFacts(`  100     1\n  200   100\n  300     1\nnonsense\n`);
+    expect(agentProcessReason(200, DAEMON, listing)).toMatch(/started by the agent/);
+    expect(agentProcessReason(300, DAEMON, listing)).toBeUndefined();
+  });
+});
+
+describe('identifyCaller', () => {
+  const tree = facts({ 1: 0, [DAEMON]: 1, 200: DAEMON, 300: 1 });
+  const options = { daemonPid: DAEMON, facts: tree, peersKnowable: true };
+  const info = (kind: 'cli' | 'extension' | 'mcp' | 'test', name = 'x') => ({
+    kind,
+    name,
+    version: '1',
+    capabilities: [],
+    tools: [],
+  });
+
+  it('a process the agent started is the agent whatever it claims to be', () => {
+    for (const kind of ['cli', 'extension', 'test'] as const) {
+      const caller = identifyCaller(info(kind), { ok: true, peer: { pid: 200 } }, options);
+      expect(caller.kind).toBe('agent');
+      expect(caller.actor).toContain(`claiming to be ${kind}:x`);
+    }
+  });
+
+  it("the person's CLI, the panel's bridge and MCP clients are told apart", () => {
+    expect(identifyCaller(info('cli', 'nextai-cli'), { ok: true, peer: { pid: 300 } }, options)).toMatchObject({
+      kind: 'person',
+      actor: 'person (CLI, process 300)',
+    });
+    expect(identifyCaller(info('extension', 'chromium'), { ok: true, peer: { pid: 300 } }, options).kind).toBe('panel');
+    expect(identifyCaller(info('mcp', 'cursor'), { ok: true, peer: { pid: 300 } }, options)).toMatchObject({
+      kind: 'mcp',
+      actor: 'mcp:cursor',
+    });
+  });
+
+  it('where the kernel could name the peer but did not, the caller is unverified; on Windows the claim stands', () => {
+    const unknown = { ok: false as const, reason: 'no fd' };
+    expect(identifyCaller(info('cli'), unknown, options).kind).toBe('unverified');
+    expect(identifyCaller(info('cli'), unknown, { ...options, peersKnowable: false }).kind).toBe('person');
+    expect(identifyCaller(undefined, { ok: true, peer: { pid: 300 } }, options).kind).toBe('unverified');
+  });
+});
+
+describe('AuthorityGate', () => {
+  const gate = (input = new AgentInputActivity()) => {
+    const rows: AuditEntry[] = [];
+    return {
+      rows,
+      input,
+      gate: new AuthorityGate({ audit: { append: (entry) => rows.push(entry) }, agentInput: input }),
+    };
+  };
+  const person: Caller = { kind: 'person', actor: 'person (CLI, process 300)' };
+  const panel: Caller = { kind: 'panel', actor: 'person (side panel in chromium)' };
+
+  it('lets the person act and names them', () => {
+    const { gate: g, rows } = gate();
+    expect(g.require(person, 'answer approval requests', 'approvals.answer')).toBe(person.actor);
+    expect(rows).toEqual([]);
+  });
+
+  it('refuses the agent, MCP clients and unverified callers with a sentence that says who may, and audits it', () => {
+    const { gate: g, rows } = gate();
+    const callers: Caller[] = [
+      {
+        kind: 'agent',
+        actor: 'agent (process 200 was started by the agent)',
+        reason: 'process 200 was started by the agent',
+      },
+      { kind: 'mcp', actor: 'mcp:cursor' },
+      { kind: 'unverified', actor: 'cli:x', reason: 'no fd' },
+    ];
+    for (const caller of callers) {
+      expect(() => g.require(caller, 'reset the emergency stop', 'safety.reset')).toThrow(
+        /Only the person can reset the emergency stop: from the side panel, or with the nextai command/,
+      );
+    }
+    expect(rows.map((row) => [row.kind, row.result, row.actor])).toEqual(
+      callers.map((caller) => ['authority', 'refused', caller.actor]),
+    );
+  });
+
+  it('refuses a panel click that comes while or right after the agent sends input', () => {
+    let now = 0;
+    const input = new AgentInputActivity(() => now);
+    const { gate: g, rows } = gate(input);
+    expect(g.require(panel, 'answer approval requests', 'approvals.answer')).toBe(panel.actor);
+    const ended = input.begin();
+    expect(() => g.require(panel, 'answer approval requests', 'approvals.answer')).toThrow(/may have been the agent's/);
+    now = 100;
+    ended();
+    now = 1000;
+    expect(() => g.require(panel, 'answer approval requests', 'approvals.answer')).toThrow(/may have been the agent's/);
+    now = 1700;
+    expect(g.require(panel, 'answer approval requests', 'approvals.answer')).toBe(panel.actor);
+    // The person at the CLI is not affected by the agent's typing.
+    input.begin();
+    expect(g.require(person, 'answer approval requests', 'approvals.answer')).toBe(person.actor);
+    expect(rows).toHaveLength(2);
+  });
+});
