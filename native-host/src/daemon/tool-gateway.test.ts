@@ -21,6 +21,7 @@ import type { AuditEntry } from './audit/index.js';
 import { openDatabase, type Db } from './database.js';
 import type { EmergencyState } from './emergency-stop.js';
 import { EventLog } from './event-log.js';
+import { AgentInputActivity } from './identity/agent-input.js';
 import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
@@ -52,8 +53,9 @@ afterEach(() => {
 
 const fakeInfo = { os: 'Test OS', arch: 'x64', cpus: 2, memory_total: 100, memory_free: 50, displays: [] };
 
-function gateway(handlers: Partial<HostHandlers> = {}): ToolGateway {
+function gateway(handlers: Partial<HostHandlers> = {}, agentInput?: AgentInputActivity): ToolGateway {
   return new ToolGateway({
+    ...(agentInput ? { agentInput } : {}),
     handlers: {
       ...createHostHandlers(testServices(createFakeDesktop().desktop)).handlers,
       system_info: async () => fakeInfo,
@@ -143,6 +145,38 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
       ['decision', 'require_approval'],
       ['approval', 'approved'],
       ['execution', 'success'],
+    ]);
+  });
+
+  it("the agent's mouse and keyboard wait while the person is asked anything, and their use is noted for the panel", async () => {
+    policy.setTemplate('full-auto');
+    const input = new AgentInputActivity();
+    const gate = gateway({}, input);
+    // Full-auto still asks about what is critical.
+    assessment.risk = 'critical';
+    const asking = gate.call({ name: 'system_info', input: {} }, cli);
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+    assessment.risk = 'low';
+    let pressed = false;
+    const press = gate
+      .call({ name: 'key_press', input: { keys: ['enter'] } }, { source: 'run', runId: 'r1' })
+      .then((result) => {
+        pressed = true;
+        return result;
+      });
+    // The other call's request is still waiting: the key is held back.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pressed, JSON.stringify(pressed && (await press))).toBe(false);
+    expect(input.recent(0)).toBe(false);
+    const [pending] = approvals.list('pending', 10);
+    approvals.answer(pending!.id, { decision: 'approve', scope: 'once' }, 'test');
+    expect(await asking).toMatchObject({ ok: true });
+    expect(await press).toMatchObject({ ok: true });
+    expect(input.recent(1500)).toBe(true);
+    // Its audit rows say who acted: the agent's run.
+    expect(audited.filter((entry) => entry.tool === 'key_press').map((entry) => entry.actor)).toEqual([
+      'agent (run r1)',
+      'agent (run r1)',
     ]);
   });
 
