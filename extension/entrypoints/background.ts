@@ -11,7 +11,12 @@ import { agentTabs } from '../lib/browser/agent-tabs.js';
 import { startBrowserTools } from '../lib/browser/tab-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
 import { startBackgroundFeatures } from '../lib/background/features.js';
-import { PANEL_PORT_NAME, panelToBackgroundSchema, type BackgroundToPanel } from '../lib/panel-messages.js';
+import {
+  GESTURE_METHODS,
+  PANEL_PORT_NAME,
+  panelToBackgroundSchema,
+  type BackgroundToPanel,
+} from '../lib/panel-messages.js';
 
 const CURSOR_KEY = 'eventCursor';
 const RECENT_EVENTS = 50;
@@ -61,6 +66,12 @@ export default defineBackground({
 
     browser.runtime.onConnect.addListener((port) => {
       if (port.name !== PANEL_PORT_NAME) return;
+      // Only the extension's own pages are panels; a content script in a web page may not speak
+      // for the person (it could otherwise answer approvals).
+      if (!isOwnPage(port.sender?.url)) {
+        port.disconnect();
+        return;
+      }
       panels.add(port);
       port.onDisconnect.addListener(() => panels.delete(port));
       post(port, { type: 'state', state: { ...connection.current } });
@@ -77,6 +88,20 @@ export default defineBackground({
         }
         if (message.type === 'draft_taken') {
           features.drafts.taken(message.id);
+          return;
+        }
+        if (GESTURE_METHODS.has(message.method) && message.gesture !== true) {
+          post(port, {
+            type: 'response',
+            id: message.id,
+            outcome: {
+              ok: false,
+              error: {
+                code: 'NOT_THE_PERSON',
+                message: 'Only a click or key press of yours in the panel can do this; nothing was changed.',
+              },
+            },
+          });
           return;
         }
         connection
@@ -120,3 +145,8 @@ export default defineBackground({
     void connection.start();
   },
 });
+
+/** Whether `url` is a page of this extension (its side panel, sidebar or a page of its own). */
+function isOwnPage(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(browser.runtime.getURL('/'));
+}

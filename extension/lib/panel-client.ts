@@ -105,6 +105,8 @@ export class PanelClient {
         method,
         params,
         ...(options.draftId ? { draft_id: options.draftId } : {}),
+        // Whether a click or key of the person is behind this (answering and resetting need one).
+        gesture: globalThis.navigator?.userActivation?.isActive ?? false,
       };
       port.postMessage(message);
     });

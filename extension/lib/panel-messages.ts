@@ -53,6 +53,13 @@ export const PANEL_METHODS = [
 ] as const satisfies readonly DaemonMethod[];
 export type PanelMethod = (typeof PANEL_METHODS)[number];
 
+/**
+ * What only a click (or key) of the person in the panel may send: the browser must report a user
+ * activation when it is sent. (The daemon also refuses them while the agent drives the mouse and
+ * keyboard, which the browser cannot tell from the person's.)
+ */
+export const GESTURE_METHODS: ReadonlySet<PanelMethod> = new Set(['approvals.answer', 'safety.reset']);
+
 export const PANEL_PORT_NAME = 'nextai-panel';
 
 /** Side panel → background. */
@@ -67,6 +74,8 @@ export const panelToBackgroundSchema = z.discriminatedUnion('type', [
      * made on (and no other run does).
      */
     draft_id: z.string().optional(),
+    /** The panel had a user activation (a click or key of the person) when it sent this. */
+    gesture: z.boolean().optional(),
   }),
   z.object({ type: z.literal('reconnect') }),
   /** The panel took the draft (it is in the composer): the background forgets it. */

@@ -125,11 +125,14 @@ const STATUS_KEYS: Record<string, MessageKey> = {
   cancelled: 'approvalsStatusCancelled',
 };
 
-/** "cli:nextai" → "from the command line": who answered, in words. */
+/**
+ * "person (CLI, process 12)" → "from the command line": who answered, in words. (Answers recorded
+ * before the daemon named the person say "cli:nextai-cli".)
+ */
 function answeredBy(by: string, t: Translate): string {
   const kind = by.split(':')[0];
-  if (kind === 'cli') return t('approvalsByCli');
-  if (kind === 'extension') return t('approvalsByExtension');
+  if (kind === 'cli' || by.startsWith('person (CLI')) return t('approvalsByCli');
+  if (kind === 'extension' || by.startsWith('person (side panel')) return t('approvalsByExtension');
   if (kind === 'mcp') return t('approvalsByMcp');
   if (kind === 'nextai') return t('approvalsByNextai');
   return t('approvalsByOther', { by });
