@@ -51,6 +51,7 @@ import { runCommand } from '../subprocess.js';
 import { ApprovalQueue } from './approvals.js';
 import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
+import { PolicyChangeRecorder } from './config-fingerprint.js';
 import { AgentInputActivity } from './identity/agent-input.js';
 import { procFacts, psFacts, type ProcessFacts } from './identity/agent-process.js';
 import { AuthorityGate } from './identity/authority.js';
@@ -420,7 +421,7 @@ export class Daemon {
       },
       recordPolicyChange: (summary, by) => {
         events.append('policy.changed', { source: by, summary });
-        audit.append({ kind: 'policy', result: 'changed', actor: by, reason: summary });
+        new PolicyChangeRecorder(audit, paths.configFile).recordOwn(summary, by);
       },
     };
     server.on('connection', (socket) => this.accept(socket));
@@ -446,16 +447,27 @@ export class Daemon {
         // Reported loudly, never repaired: the person decides what to do with a tampered log.
         log.error('the audit log failed verification', { problem: checked.problem.message });
       }
+      const policyChanges = new PolicyChangeRecorder(audit, paths.configFile);
       policy = new PolicyStore(paths.configFile, db, log.child('policy'), ({ accepted, problems, summary }) => {
         if (accepted) events.append('policy.changed', { source: 'config.json', summary });
         else events.append('policy.rejected', { file: paths.configFile, problems });
-        audit.append({
-          kind: 'policy',
-          result: accepted ? 'changed' : 'rejected',
-          actor: 'config.json',
-          reason: accepted ? summary : problems.join('\n'),
+        // The daemon's own writes are recorded by who asked for them (recordPolicyChange, in the
+        // same turn of the event loop): only what is still unrecorded after it came from outside.
+        setImmediate(() => {
+          try {
+            policyChanges.recordIfOutside({ accepted, problems }, 'while the daemon ran');
+          } catch (error) {
+            log.warn('could not record a change of config.json in the audit log', { error: (error as Error).message });
+          }
         });
       });
+      policyChanges.recordIfOutside(
+        {
+          accepted: policy.current.problem === undefined,
+          problems: policy.current.problem ? [policy.current.problem] : [],
+        },
+        'while the daemon was not running',
+      );
       policy.watch();
       await initShellAnalyzer();
       const server = await listen(paths.socket, options.platform);
