@@ -1,14 +1,19 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { expect, test } from '@playwright/test';
 
-import { cliTools } from '../support/browser-tasks.js';
+import { cliTools, FIXTURE_ALLOWED_DOMAINS } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, type ExtensionBrowser } from '../support/chromium.js';
 import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
-// A new user's first browser call: no config.json at all, a fresh profile, and a new tab opened
-// for the navigation. The new tab's own blank page must not be taken for the page asked for.
+// A new user's first browser call: the default configuration, a fresh profile, and a new tab
+// opened for the navigation. The new tab's own blank page must not be taken for the page asked
+// for. The one setting is the fixture's loopback host, which the browser tools refuse unless
+// security.allowed_domains names it (issue #16).
 let home: TestHome;
 let browser: ExtensionBrowser | undefined;
 let site: FixtureSite;
@@ -18,6 +23,11 @@ test.beforeAll(() => requireBuilt(CLI_BUNDLE));
 test.beforeEach(async () => {
   site = await startFixtureSite();
   home = makeHome();
+  fs.writeFileSync(
+    path.join(home.dir, 'config.json'),
+    JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
+    { mode: 0o600 },
+  );
   const profile = makeProfileDir();
   const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
   expect(installed.code, installed.stderr).toBe(0);
@@ -37,7 +47,7 @@ test.afterEach(async () => {
   await site.close();
 });
 
-test('with the default configuration, the first browser_navigate opens a tab on the page asked for, loaded', async () => {
+test('with the default configuration (the fixture host named), the first browser_navigate opens a tab on the page asked for, loaded', async () => {
   const call = cliTools(home.env);
   for (const name of ['modal.html', 'table.html']) {
     // Each closed tab leaves the next navigation to open a new one again.

@@ -72,8 +72,13 @@ async function startSite(): Promise<string> {
  */
 async function launch(firstTurns: ScriptedTurn[] = []): Promise<ExtensionBrowser> {
   home = makeHome();
-  // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings.
-  fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }));
+  // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings. The
+  // page the person right-clicks is on loopback, which the agent may read only when
+  // security.allowed_domains names it (issue #16).
+  fs.writeFileSync(
+    path.join(home.dir, 'config.json'),
+    JSON.stringify({ ui: { setup_done: true }, security: { allowed_domains: ['*', '127.0.0.1'] } }),
+  );
   model = await startFakeModelServer([
     ...firstTurns,
     { kind: 'text', text: 'Revenue rose 12% in Q3, mostly from Asia-Pacific.' },

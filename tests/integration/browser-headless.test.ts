@@ -1,16 +1,26 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { securityConfigSchema, type BrowserCallContext } from '@nextai/shared';
+import { securityConfigSchema, type BrowserCallContext, type SecurityConfig } from '@nextai/shared';
 
 import { HeadlessBrowser } from '../../native-host/src/browser/headless/headless-browser.js';
+import type { HostCheck } from '../../native-host/src/browser/headless/policy-proxy.js';
 import { navigationRules } from '../../native-host/src/browser/navigation-rules.js';
 import { createLogger } from '../../native-host/src/logger.js';
+import { systemResolver, type HostResolver } from '../../native-host/src/policy/guards/destination.js';
 import { DomainGuard } from '../../native-host/src/policy/guards/domains.js';
-import { BROWSER_TASKS, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
+import {
+  BROWSER_TASKS,
+  cliTools,
+  FIXTURE_ALLOWED_DOMAINS,
+  writeBlockingConfig,
+  type CallTool,
+} from '../support/browser-tasks.js';
 import { CHROMIUM_PATH } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
 import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
@@ -109,10 +119,51 @@ describe('browser tools without a connected browser (headless Chromium from the 
   });
 });
 
+// The red team's call (issue #16) through the daemon's chokepoint with no config.json at all:
+// refused by the policy's network layer, saying how to allow it, and nothing reaches the address.
+describe('with no config.json, the daemon refuses loopback and metadata addresses', () => {
+  let home: TestHome;
+  let site: FixtureSite;
+
+  beforeAll(async () => {
+    requireBuilt(CLI_BUNDLE);
+    site = await startFixtureSite();
+    home = makeHome();
+  });
+  afterAll(async () => {
+    await home?.cleanup();
+    await site?.close();
+  });
+
+  it('web_fetch of the metadata service and of 127.0.0.1, browser_navigate to localhost', async () => {
+    const call = cliTools(home.env);
+    const metadata = await call('web_fetch', {
+      url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    });
+    expect(metadata.error?.code).toBe('POLICY_BLOCKED');
+    expect(metadata.decision?.layer).toBe('network');
+    expect(metadata.error?.message).toContain('add "169.254.169.254" to security.allowed_domains');
+    for (const [tool, url] of [
+      ['web_fetch', site.url('index.html')],
+      ['browser_navigate', `http://localhost:${site.port}/index.html`],
+      ['browser_navigate', `http://2130706433:${site.port}/index.html`],
+    ] as const) {
+      const refused = await call(tool, { url });
+      expect(refused.error?.code, `${tool} ${url}`).toBe('POLICY_BLOCKED');
+      expect(refused.decision?.layer).toBe('network');
+    }
+    expect(site.requests).toEqual([]);
+  });
+});
+
 // The HeadlessBrowser itself, driven as the gateway drives it, for what the CLI cannot arrange:
 // a task's grant, the idle close (its timer injected, fired by the test) and a close racing a call.
 describe('the headless browser: grants, idle close, closing while a call starts', () => {
-  const security = securityConfigSchema.parse({ blocked_domains: ['127.0.0.2'] });
+  // The fixture site is on loopback: the configuration names its hosts, as a person would.
+  const security = securityConfigSchema.parse({
+    blocked_domains: ['127.0.0.2'],
+    allowed_domains: [...FIXTURE_ALLOWED_DOMAINS],
+  });
   const guard = new DomainGuard(security);
   let site: FixtureSite;
   let profile: string;
@@ -138,10 +189,7 @@ describe('the headless browser: grants, idle close, closing while a call starts'
     browser = new HeadlessBrowser({
       executablePath: CHROMIUM_PATH,
       userDataDir: path.join(profile, 'profile'),
-      checkHost: (url) => {
-        const verdict = guard.check(url);
-        return { allowed: verdict.allowed, reason: verdict.reason?.en };
-      },
+      checkHost: hostCheck(guard),
       log: createLogger({ component: 'test', level: 'error' }),
       idleTimer: (fire) => {
         const timer = { fire, cancelled: false };
@@ -200,5 +248,136 @@ describe('the headless browser: grants, idle close, closing while a call starts'
     const result = await reopened;
     expect(result.ok ? result.output : result.error).toMatchObject({ title: 'Modal dialog' });
     expect((await navigate(site.url('table.html'), context('run-1'))).ok).toBe(true);
+  });
+});
+
+/** The daemon's check (daemon.ts): the domain guard's verdict, its explicit allowance included. */
+function hostCheck(guard: DomainGuard): HostCheck {
+  return (url) => {
+    const verdict = guard.check(url);
+    return { allowed: verdict.allowed, reason: verdict.reason?.en, explicitlyAllowed: verdict.explicitlyAllowed };
+  };
+}
+
+// Issue #16: the agent's browser must not be turned against this computer or the local network
+// (a router's admin page, a development server, the cloud metadata service) — not by an address
+// it is told to open, not by a name that resolves there, not by what a page it may open loads.
+describe('the headless browser and loopback, private and metadata addresses', () => {
+  let server: http.Server;
+  let port: number;
+  /** Every request that reached the server: the host it named and the path. */
+  const seen: { host: string; path: string }[] = [];
+  let profile: string;
+  let browser: HeadlessBrowser | undefined;
+
+  beforeAll(async () => {
+    server = http.createServer((request, response) => {
+      const url = new URL(request.url ?? '/', 'http://x');
+      seen.push({ host: (request.headers.host ?? '').replace(/:\d+$/, ''), path: url.pathname });
+      if (url.pathname === '/to') {
+        response.writeHead(302, { location: url.searchParams.get('url') ?? '/' }).end();
+        return;
+      }
+      if (url.pathname === '/page') {
+        const admin = (what: string) => `http://127.0.0.1:${port}/${what}`;
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+        // Everything a public page could aim at the person's router or a local service; the load
+        // event waits for the frames and images, and the synchronous request runs before it.
+        response.end(`<!doctype html><title>A page</title>
+<p>Hello</p>
+<img src="/control.png">
+<img src="${admin('admin.png')}">
+<img src="http://169.254.169.254/latest/meta-data/">
+<img src="http://router-admin.test:${port}/admin-by-name.png">
+<iframe src="${admin('admin-frame')}"></iframe>
+<iframe src="/to?url=${encodeURIComponent(admin('admin-redirect'))}"></iframe>
+<script>
+  const request = new XMLHttpRequest();
+  request.open('GET', ${JSON.stringify(admin('admin-api'))}, false);
+  try { request.send(); } catch (error) { /* refused, as it should be */ }
+</script>`);
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('admin');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => {
+    seen.length = 0;
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-headless-private-'));
+  });
+  afterEach(async () => {
+    await browser?.close();
+    browser = undefined;
+    fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  const open = (security: SecurityConfig, url: string, resolveHost?: HostResolver) => {
+    browser = new HeadlessBrowser({
+      executablePath: CHROMIUM_PATH,
+      userDataDir: path.join(profile, 'profile'),
+      checkHost: hostCheck(new DomainGuard(security)),
+      ...(resolveHost ? { resolveHost } : {}),
+      log: createLogger({ component: 'test', level: 'error' }),
+    });
+    const call: BrowserCallContext = { run_id: 'run', allow_sensitive: [], navigation: navigationRules(security) };
+    return browser.call('browser_navigate', { url }, 'call', call);
+  };
+  const defaults = securityConfigSchema.parse({});
+  const naming = (...hosts: string[]) => securityConfigSchema.parse({ allowed_domains: ['*', ...hosts] });
+
+  it('refuses 127.0.0.1 and localhost with the default configuration (no config.json)', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const result = await open(defaults, `http://${host}:${port}/page`);
+      expect(result.ok ? result.output : result.error, host).toMatchObject({
+        code: 'POLICY_BLOCKED',
+        message: expect.stringContaining('loopback address'),
+      });
+      await browser?.close();
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it('refuses a name that resolves to 127.0.0.1, and opens it through the checked address once the configuration names it', async () => {
+    const dns: HostResolver = (host) =>
+      host === 'router-admin.test'
+        ? Promise.resolve([{ address: '127.0.0.1', family: 4 }])
+        : Promise.reject(new Error('ENOTFOUND'));
+    const refused = await open(defaults, `http://router-admin.test:${port}/admin-page`, dns);
+    expect(refused.ok ? refused.output : refused.error).toMatchObject({
+      code: 'POLICY_BLOCKED',
+      message: expect.stringContaining('router-admin.test resolves to 127.0.0.1'),
+    });
+    expect(seen).toEqual([]);
+    await browser?.close();
+    // No DNS server knows the name: it opens only because the proxy connects to the address it checked.
+    const opened = await open(naming('router-admin.test'), `http://router-admin.test:${port}/admin-page`, dns);
+    expect(opened.ok, JSON.stringify(opened)).toBe(true);
+    expect(seen).toContainEqual({ host: 'router-admin.test', path: '/admin-page' });
+  });
+
+  it("a page it may open cannot make it reach a loopback address: not by images, frames, a frame's redirect, a script's request or a name", async () => {
+    // localhost (the page) is named; 127.0.0.1 is in the allow list only through a wildcard,
+    // which never names a host. router-admin.test resolves to 127.0.0.1 and is not named at all.
+    const dns: HostResolver = (host) =>
+      host === 'router-admin.test' ? Promise.resolve([{ address: '127.0.0.1', family: 4 }]) : systemResolver(host);
+    const security = securityConfigSchema.parse({ allowed_domains: ['localhost', '127.*', 'router-admin.test.*'] });
+    const result = await open(security, `http://localhost:${port}/page`, dns);
+    expect(result.ok ? result.output : result.error).toMatchObject({ title: 'A page' });
+    // The page's own requests went out (the control image and the frame's first hop)...
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { host: 'localhost', path: '/page' },
+        { host: 'localhost', path: '/control.png' },
+        { host: 'localhost', path: '/to' },
+      ]),
+    );
+    // ...and none of those aimed at 127.0.0.1 arrived.
+    expect(seen.filter((request) => request.host !== 'localhost')).toEqual([]);
   });
 });

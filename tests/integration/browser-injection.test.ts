@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/paths.js';
+import { FIXTURE_ALLOWED_DOMAINS } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
 import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
@@ -35,7 +36,11 @@ async function startDaemon(script: ScriptedTurn[]): Promise<DaemonClient> {
   home = makeHome();
   fs.writeFileSync(
     `${home.dir}/config.json`,
-    JSON.stringify({ projects: { default_approval_template: 'full-auto' } }),
+    // The fixture site is on loopback: the configuration names its hosts, as a person would.
+    JSON.stringify({
+      security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] },
+      projects: { default_approval_template: 'full-auto' },
+    }),
     { mode: 0o600 },
   );
   model = await startFakeModelServer(script);

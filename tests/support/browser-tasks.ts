@@ -25,9 +25,26 @@ export function cliTools(env: NodeJS.ProcessEnv): CallTool {
   };
 }
 
-/** A policy that blocks the fixture's partner host, as a person's blocked_domains would. */
+/**
+ * The fixture site's hosts on loopback (127.0.0.1, and localhost for its other origin), which
+ * the browser tools refuse unless security.allowed_domains names them exactly; "*" keeps every
+ * other site allowed, as with no allow list.
+ */
+export const FIXTURE_ALLOWED_DOMAINS = ['*', '127.0.0.1', 'localhost'] as const;
+
+/**
+ * A policy that blocks the fixture's partner host, as a person's blocked_domains would, and
+ * names the fixture's own loopback hosts so the browser tools may open them.
+ */
 export function writeBlockingConfig(home: string): void {
-  fs.writeFileSync(`${home}/config.json`, JSON.stringify({ security: { blocked_domains: ['127.0.0.2'] } }, null, 2));
+  fs.writeFileSync(
+    `${home}/config.json`,
+    JSON.stringify(
+      { security: { blocked_domains: ['127.0.0.2'], allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } },
+      null,
+      2,
+    ),
+  );
 }
 
 function output(result: ToolCallResult): Record<string, unknown> {

@@ -69,6 +69,33 @@ describe('the navigation guard', () => {
     expect(guard.blocks('https://blocked.test/x', 'run-wide')).toBe(true);
   });
 
+  it('refuses loopback and private addresses below the blocked list, except the hosts the person named', async () => {
+    const { dnr, guard } = setup({ 1: 'run-a' });
+    const rules: NavigationRules = {
+      version: 'private',
+      block: ['^https?://127\\.0\\.0\\.2[:/]'],
+      private_block: ['^https?://127\\.', '^https?://localhost[:/]'],
+      private_allow: ['^https?://127\\.0\\.0\\.(1|2)[:/]'],
+    };
+    await guard.update('run-a', rules);
+    const installed = (type: 'block' | 'allow', pattern: string) =>
+      dnr.rules.find((rule) => rule.action.type === type && rule.condition.regexFilter === pattern)?.priority;
+    // The browser picks the matching rule of the highest priority.
+    expect(installed('block', '^https?://127\\.0\\.0\\.2[:/]')).toBe(5);
+    expect(installed('allow', '^https?://127\\.0\\.0\\.(1|2)[:/]')).toBe(4);
+    expect(installed('block', '^https?://127\\.')).toBe(3);
+    expect(guard.blocks('http://127.0.0.1:8080/', 'run-a')).toBe(false);
+    expect(guard.blocks('http://127.0.0.3:8080/', 'run-a')).toBe(true);
+    expect(guard.blocks('http://localhost:3000/', 'run-a')).toBe(true);
+    // Named, but blocked: blocked wins.
+    expect(guard.blocks('http://127.0.0.2:8080/', 'run-a')).toBe(true);
+    expect(guard.blocks('https://example.test/', 'run-a')).toBe(false);
+    // Why, for the error the tools give: only a private refusal can be lifted by naming the host.
+    expect(guard.refusedAsPrivate('http://127.0.0.3:8080/', 'run-a')).toBe(true);
+    expect(guard.refusedAsPrivate('http://127.0.0.2:8080/', 'run-a')).toBe(false);
+    expect(guard.refusedAsPrivate('http://127.0.0.1:8080/', 'run-a')).toBe(false);
+  });
+
   it('keeps the rules across a restart of the service worker', async () => {
     const first = setup({ 1: 'run-narrow' });
     await first.guard.update('run-narrow', NARROW);

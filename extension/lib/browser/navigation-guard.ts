@@ -89,7 +89,25 @@ export class NavigationGuard {
       }
     };
     if (rules.block.some(matches)) return true;
+    if (rules.private_block?.some(matches) && !rules.private_allow?.some(matches)) return true;
     return rules.allow_only !== undefined && /^https?:/i.test(url) && !rules.allow_only.some(matches);
+  }
+
+  /**
+   * Whether `url` is refused as a loopback, link-local or private address (not by the blocked
+   * list): the person can allow it by naming the host, and the tools say so.
+   */
+  refusedAsPrivate(url: string, runKey?: string): boolean {
+    const rules = this.rulesOf(runKey);
+    if (!rules) return false;
+    const matches = (source: string) => {
+      try {
+        return new RegExp(source, 'i').test(url);
+      } catch {
+        return false; // only says why; blocks() decides
+      }
+    };
+    return !!rules.private_block?.some(matches) && !rules.private_allow?.some(matches) && !rules.block.some(matches);
   }
 
   /** Installs `rules` for the tabs of `runKey` (when they changed). */
@@ -164,8 +182,11 @@ export class NavigationGuard {
       };
     };
     for (const { rules, tabIds } of ordered) {
-      // Blocked beats allowed, allowed beats "everything else" when there is an allow list.
-      for (const pattern of rules.block) addRules.push(rule(3, 'block', pattern, tabIds));
+      // Blocked beats everything; a loopback or private address is refused unless the person
+      // named that host; allowed beats "everything else" when there is an allow list.
+      for (const pattern of rules.block) addRules.push(rule(5, 'block', pattern, tabIds));
+      for (const pattern of rules.private_allow ?? []) addRules.push(rule(4, 'allow', pattern, tabIds));
+      for (const pattern of rules.private_block ?? []) addRules.push(rule(3, 'block', pattern, tabIds));
       if (rules.allow_only) {
         for (const pattern of rules.allow_only) addRules.push(rule(2, 'allow', pattern, tabIds));
         addRules.push(rule(1, 'block', EVERY_URL, tabIds));

@@ -133,8 +133,20 @@ function refuseBlocked(url: string | undefined, context: BrowserToolContext): vo
   if (!url || !tools().guard.blocks(url, runKey(context))) return;
   throw new AppError(
     'POLICY_BLOCKED',
-    `The tab shows ${url}, a site NextAI's domain policy blocks, so the agent may not read or act in it. Go elsewhere (browser_navigate) or close the tab.`,
+    `The tab shows ${url}, a site NextAI's domain policy blocks, so the agent may not read or act in it.${privateHint(url, runKey(context))} Go elsewhere (browser_navigate) or close the tab.`,
   );
+}
+
+/** For an address refused as loopback or private: what it is and how the person can allow it. */
+function privateHint(url: string, owner: string | undefined): string {
+  if (!tools().guard.refusedAsPrivate(url, owner)) return '';
+  let host = url;
+  try {
+    host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    // The whole address names it.
+  }
+  return ` ${host} is a loopback, link-local or private-network address (this computer or the local network), which the agent opens only when security.allowed_domains names the host exactly: add "${host}" there (and "*" beside it if every other site should stay allowed).`;
 }
 
 async function getTab(tabId: number): Promise<Browser.tabs.Tab> {
@@ -234,7 +246,7 @@ function navigationError(event: NavigationEvent, owner: string): AppError {
   if (/ERR_BLOCKED_BY_CLIENT/.test(event.error ?? '') || tools().guard.blocks(event.url, owner)) {
     return new AppError(
       'POLICY_BLOCKED',
-      `The tab was stopped from opening ${event.url}: NextAI's domain policy blocks that site (the policy holds for redirects and clicked links too). Go back (browser_navigate "back") or choose another site.`,
+      `The tab was stopped from opening ${event.url}: NextAI's domain policy blocks that site (the policy holds for redirects and clicked links too).${privateHint(event.url, owner)} Go back (browser_navigate "back") or choose another site.`,
     );
   }
   if (/ERR_ABORTED/.test(event.error ?? '')) {

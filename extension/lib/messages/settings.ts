@@ -94,7 +94,8 @@ export const en = {
   settingsFolderPlaceholder: '~/Projects',
   settingsFolderMissing: 'does not exist yet',
   settingsAllowedDomains: 'Allowed websites',
-  settingsAllowedDomainsHint: 'Empty: every site that is not blocked.',
+  settingsAllowedDomainsHint:
+    'Empty: every site that is not blocked. This computer and the local network (localhost, 192.168.…, 169.254.169.254) only for a host written out exactly — "*" and wildcards do not count; "*" plus "localhost" keeps every site and adds localhost.',
   settingsBlockedDomains: 'Blocked websites',
   settingsBlockedApps: 'Blocked apps',
   settingsBlockedCategories: 'Always blocked kinds of sites',
@@ -231,7 +232,8 @@ export const zhCN: Record<keyof typeof en, string> = {
   settingsFolderPlaceholder: '~/Projects',
   settingsFolderMissing: '尚不存在',
   settingsAllowedDomains: '允许的网站',
-  settingsAllowedDomainsHint: '留空：所有未被阻止的网站。',
+  settingsAllowedDomainsHint:
+    '留空：所有未被阻止的网站。这台电脑和本地网络（localhost、192.168.…、169.254.169.254）只有在明确写出主机名时才允许——“*”和通配符不算；“*”加上“localhost”即保留所有网站并加入 localhost。',
   settingsBlockedDomains: '阻止的网站',
   settingsBlockedApps: '禁止操控的应用',
   settingsBlockedCategories: '始终阻止的网站类别',

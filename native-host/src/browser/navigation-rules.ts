@@ -5,14 +5,23 @@ import type { NavigationRules, SecurityConfig } from '@nextai/shared';
 import {
   compileDomainPattern,
   DOMAIN_CATEGORY_LISTS,
+  DomainPatternSet,
+  exactHosts,
   intersectDomainLists,
   type CompiledPattern,
 } from '../policy/guards/domains.js';
+import { classifyHost } from '../policy/guards/address-class.js';
+import { PRIVATE_ADDRESS_URL_REGEXES } from './private-address-rules.js';
+import { urlRegex } from './url-regex.js';
+
+export { urlRegex } from './url-regex.js';
 
 /**
  * The domain policy as URL regular expressions (RE2, as declarativeNetRequest takes them), so the
  * browser itself refuses a blocked site on any navigation of the agent's tabs — redirects and
- * clicked links included — with the same label-wise matching as DomainGuard.
+ * clicked links included — with the same label-wise matching as DomainGuard. Loopback, private,
+ * link-local and metadata addresses are refused as far as the URL shows them (the browser does
+ * its own DNS, which these rules cannot see), except the hosts the person named exactly.
  */
 export function navigationRules(security: SecurityConfig, allowedByGrant?: string[]): NavigationRules {
   const block = [
@@ -26,8 +35,34 @@ export function navigationRules(security: SecurityConfig, allowedByGrant?: strin
     ?.map(compileDomainPattern)
     .filter((pattern): pattern is CompiledPattern => pattern !== undefined)
     .map(urlRegex);
-  const version = createHash('sha256').update(JSON.stringify({ block, allow })).digest('hex').slice(0, 16);
-  return { version, block, ...(allow ? { allow_only: allow } : {}) };
+  const privateAllow = privateExceptions(security.allowed_domains, allowedByGrant).map(urlRegex);
+  const privateBlock = [...PRIVATE_ADDRESS_URL_REGEXES];
+  const version = createHash('sha256')
+    .update(JSON.stringify({ block, allow, privateBlock, privateAllow }))
+    .digest('hex')
+    .slice(0, 16);
+  return {
+    version,
+    block,
+    ...(allow ? { allow_only: allow } : {}),
+    private_block: privateBlock,
+    ...(privateAllow.length > 0 ? { private_allow: privateAllow } : {}),
+  };
+}
+
+/**
+ * The non-public hosts the configuration names exactly (DomainGuard's explicitlyAllowed), less
+ * those a task's grant does not admit: a grant narrows this exception like everything else.
+ */
+function privateExceptions(configured: readonly string[], granted: readonly string[] | undefined): CompiledPattern[] {
+  const grant = granted === undefined ? undefined : new DomainPatternSet(granted);
+  return [...exactHosts(configured)]
+    .filter((host) => {
+      const kind = classifyHost(host);
+      return kind !== undefined && kind !== 'public' && (grant === undefined || grant.find(host) !== undefined);
+    })
+    .map(compileDomainPattern)
+    .filter((pattern): pattern is CompiledPattern => pattern !== undefined);
 }
 
 /**
@@ -40,29 +75,4 @@ function allowList(configured: readonly string[], granted: readonly string[] | u
   if (granted === undefined) return configured.length > 0 ? [...configured] : undefined;
   if (configured.length === 0) return [...granted];
   return intersectDomainLists(configured, granted);
-}
-
-/** `*.bank.com` → `^[a-z][a-z0-9+.-]*://([^/@]*@)?([^./:?#]+\.)*bank\.com(:\d+)?([/?#]|$)` */
-export function urlRegex(pattern: CompiledPattern): string {
-  const prefix = '^[a-z][a-z0-9+.-]*://([^/@]*@)?';
-  const suffix = '(:[0-9]+)?([/?#]|$)';
-  if (pattern.ipv6 !== undefined) return `${prefix}\\[${escape(pattern.ipv6)}\\]${suffix}`;
-  const label = '[^./:?#@]+';
-  const parts = pattern.labels.map((part, index) => {
-    const last = index === pattern.labels.length - 1;
-    if (part === '*') {
-      if (index === 0) return `(${label}\\.)*`;
-      return last ? `${label}(\\.${label})*` : `${label}\\.`;
-    }
-    const text =
-      typeof part === 'string'
-        ? escape(part)
-        : part.source.replace(/^\^|\$$/g, '').replace(/\[\^\.\]\*/g, '[^./:?#@]*');
-    return last ? text : `${text}\\.`;
-  });
-  return `${prefix}${parts.join('')}\\.?${suffix}`;
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -138,7 +138,12 @@ export const securityConfigSchema = z
       .int()
       .positive()
       .default(50 * 1024 * 1024),
-    /** Empty: every domain not blocked is allowed. */
+    /**
+     * Empty: every domain not blocked is allowed. Loopback, link-local, private-network and cloud
+     * metadata addresses (localhost, 127.0.0.1, 192.168.x.x, 169.254.169.254…, and names that
+     * resolve to them) are opened only for a host an entry names exactly, never through `*` or
+     * a wildcard: `["*", "localhost"]` keeps every site and adds localhost.
+     */
     allowed_domains: z.array(z.string().min(1)).default([]),
     blocked_domains: z
       .array(z.string().min(1))

@@ -357,6 +357,14 @@ export const navigationRulesSchema = z.object({
   block: z.array(z.string()),
   /** When set, only addresses matching one of these may open. */
   allow_only: z.array(z.string()).optional(),
+  /**
+   * Loopback, link-local, private-network and metadata addresses as far as the URL shows them
+   * (IP literals, localhost and other special-use names; a browser's own DNS answers are not
+   * seen): refused below `block`, above `allow_only`, unless `private_allow` matches.
+   */
+  private_block: z.array(z.string()).optional(),
+  /** The hosts among those the person named exactly in security.allowed_domains (and the grant admits). */
+  private_allow: z.array(z.string()).optional(),
 });
 export type NavigationRules = z.infer<typeof navigationRulesSchema>;
 

@@ -23,6 +23,7 @@ import {
 } from '@nextai/shared';
 
 import type { Logger } from '../../logger.js';
+import type { HostResolver } from '../../policy/guards/destination.js';
 import type { BrowserBackend, InspectedTool, InspectResult } from '../backend.js';
 import { pageAgentBundle } from './page-bundle.js';
 import { PageWorld } from './page-world.js';
@@ -37,28 +38,47 @@ export interface HeadlessOptions {
   executablePath: string;
   /** An isolated profile of the agent's own, or the one the person configured. */
   userDataDir: string;
-  /** The configured domain policy, for every request of the browser. */
+  /**
+   * The configured domain policy, for every request of the browser; its `explicitlyAllowed` lets
+   * a host the person named exactly be (or resolve to) a loopback or private address.
+   */
   checkHost: HostCheck;
+  /** How the proxy resolves host names before judging their addresses (tests map names here). */
+  resolveHost?: HostResolver;
   log: Logger;
   /** Arms the idle close (tests pass one they fire themselves); a real timer when absent. */
   idleTimer?: (onIdle: () => void, ms: number) => { cancel(): void };
 }
 
-/** Navigation rules compiled once per version: every request of every tab is tested against them. */
-const compiledRules = new Map<string, { block: RegExp[]; allow: RegExp[] | undefined }>();
+interface CompiledRules {
+  block: RegExp[];
+  allow: RegExp[] | undefined;
+  privateBlock: RegExp[];
+  privateAllow: RegExp[];
+}
 
-/** What a call's navigation rules (its grant included) say about a request. */
+/** Navigation rules compiled once per version: every request of every tab is tested against them. */
+const compiledRules = new Map<string, CompiledRules>();
+
+/** What a call's navigation rules (its grant included) say about a request, in the extension's order. */
 function refusedBy(rules: NavigationRules, url: string): boolean {
   let compiled = compiledRules.get(rules.version);
   if (!compiled) {
     // A handful of versions at a time (one per configuration and grant in use).
     if (compiledRules.size >= 16) compiledRules.clear();
     const compile = (source: string) => new RegExp(source, 'i');
-    compiled = { block: rules.block.map(compile), allow: rules.allow_only?.map(compile) };
+    compiled = {
+      block: rules.block.map(compile),
+      allow: rules.allow_only?.map(compile),
+      privateBlock: (rules.private_block ?? []).map(compile),
+      privateAllow: (rules.private_allow ?? []).map(compile),
+    };
     compiledRules.set(rules.version, compiled);
   }
-  if (compiled.block.some((pattern) => pattern.test(url))) return true;
-  return compiled.allow !== undefined && !compiled.allow.some((pattern) => pattern.test(url));
+  const matches = (pattern: RegExp) => pattern.test(url);
+  if (compiled.block.some(matches)) return true;
+  if (compiled.privateBlock.some(matches) && !compiled.privateAllow.some(matches)) return true;
+  return compiled.allow !== undefined && !compiled.allow.some(matches);
 }
 
 function realTimer(onIdle: () => void, ms: number): { cancel(): void } {
@@ -265,12 +285,13 @@ export class HeadlessBrowser implements BrowserBackend {
         };
       }
     }
-    return { allowed: true };
+    // Kept whole: explicitlyAllowed decides what the host may resolve to.
+    return verdict;
   }
 
   private launch(): Promise<BrowserContext> {
     if (this.context) return this.context;
-    const proxy = new PolicyProxy((url) => this.checkRequest(url), this.options.log);
+    const proxy = new PolicyProxy((url) => this.checkRequest(url), this.options.log, this.options.resolveHost);
     this.proxy = proxy;
     const launching = (async () => {
       fs.mkdirSync(this.options.userDataDir, { recursive: true, mode: 0o700 });
@@ -288,6 +309,9 @@ export class HeadlessBrowser implements BrowserBackend {
           `--proxy-server=${proxyUrl}`,
           // Loopback goes through the proxy too: the policy has no exceptions.
           '--proxy-bypass-list=<-loopback>',
+          // WebRTC sends UDP past any proxy; keeping it to proxied traffic keeps a page from
+          // reaching the local network around the proxy's check.
+          '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
         ],
       });
       context.on('page', (page) => this.adopt(page));

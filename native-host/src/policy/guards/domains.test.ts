@@ -24,9 +24,6 @@ const DEFAULT_TABLE: [string, boolean, string?, DomainCategory?][] = [
   ['https://mail.google.com', true, 'mail.google.com'],
   ['example.com', true, 'example.com'],
   ['example.com/path', true, 'example.com'],
-  ['localhost:3000', true, 'localhost'],
-  ['http://127.0.0.1:5173', true, '127.0.0.1'],
-  ['http://[::1]:8080/', true, '::1'],
   ['https://proton.me/pass', true, 'proton.me'],
   ['https://notbank.com', true, 'notbank.com'],
   ['https://bank.co', true, 'bank.co'],
@@ -56,6 +53,23 @@ const DEFAULT_TABLE: [string, boolean, string?, DomainCategory?][] = [
   ['https://ACCOUNTS.Google.com', false, 'accounts.google.com'],
   ['https://id.apple.com', false, 'id.apple.com'],
   ['https://login.microsoftonline.com/common/oauth2', false, 'login.microsoftonline.com'],
+
+  // This computer, the local network and the cloud metadata service: refused unless named exactly.
+  ['localhost:3000', false, 'localhost'],
+  ['http://127.0.0.1:5173', false, '127.0.0.1'],
+  ['http://[::1]:8080/', false, '::1'],
+  ['http://2130706433/', false, '127.0.0.1'],
+  ['http://0x7f.1/', false, '127.0.0.1'],
+  ['http://127.1/', false, '127.0.0.1'],
+  ['http://[::ffff:127.0.0.1]/', false, '::ffff:7f00:1'],
+  ['http://0.0.0.0:8000/', false, '0.0.0.0'],
+  ['http://169.254.169.254/latest/meta-data/iam/security-credentials/', false, '169.254.169.254'],
+  ['http://[fd00:ec2::254]/latest/meta-data/', false, 'fd00:ec2::254'],
+  ['http://metadata.google.internal/computeMetadata/v1/', false, 'metadata.google.internal'],
+  ['http://192.168.1.1/admin', false, '192.168.1.1'],
+  ['http://10.0.0.5:9200/', false, '10.0.0.5'],
+  ['https://dev.localhost/', false, 'dev.localhost'],
+  ['http://printer.local/', false, 'printer.local'],
 
   // Tricks that still go to a blocked host.
   ['https://evil.net@bank.com', false, 'bank.com'],
@@ -143,6 +157,66 @@ describe('DomainGuard.check with the defaults', () => {
   });
 });
 
+describe('DomainGuard: loopback, private and metadata addresses', () => {
+  const withAllowed = (allowed_domains: string[]) => new DomainGuard(securityConfigSchema.parse({ allowed_domains }));
+
+  it('says what the address is and how to allow it, in English and Chinese', () => {
+    const verdict = guard.check('http://169.254.169.254/latest/meta-data/');
+    expect(verdict.reason?.en).toMatch(/169\.254\.169\.254 is the cloud metadata service/);
+    expect(verdict.reason?.en).toMatch(/add "169\.254\.169\.254" to security\.allowed_domains/);
+    expect(verdict.reason?.['zh-CN']).toMatch(/云元数据服务.*security\.allowed_domains/);
+    expect(guard.check('http://localhost:3000').reason?.en).toMatch(/localhost is a name for a loopback address/);
+  });
+
+  it('opens a host the allow list names exactly, in any spelling of the same address', () => {
+    const named = withAllowed(['*', 'localhost', '127.0.0.1', 'http://192.168.1.10:8080/', '[::1]', 'nas.internal']);
+    for (const url of [
+      'http://localhost:3000/',
+      'http://LOCALHOST./',
+      'http://127.0.0.1:5173/',
+      'http://2130706433/',
+      'http://127.1/',
+      'http://192.168.1.10/',
+      'http://[::1]:8080/',
+      'http://[0:0:0:0:0:0:0:1]/',
+      'https://nas.internal/',
+    ]) {
+      const verdict = named.check(url);
+      expect(verdict, url).toMatchObject({ allowed: true, explicitlyAllowed: true });
+    }
+    // Other loopback and private addresses stay refused; public sites are allowed ("*") but not named.
+    expect(named.check('http://127.0.0.2/').allowed).toBe(false);
+    expect(named.check('http://192.168.1.11/').allowed).toBe(false);
+    expect(named.check('http://app.localhost/').allowed).toBe(false);
+    expect(named.check('http://169.254.169.254/').allowed).toBe(false);
+    expect(named.check('https://example.com/')).toMatchObject({ allowed: true, explicitlyAllowed: false });
+  });
+
+  it('does not count "*", wildcards or an empty list as naming a host', () => {
+    expect(withAllowed([]).check('http://127.0.0.1/').allowed).toBe(false);
+    expect(withAllowed(['*']).check('http://127.0.0.1/').allowed).toBe(false);
+    expect(withAllowed(['*.*.*.*']).check('http://127.0.0.1/').allowed).toBe(false);
+    expect(withAllowed(['127.*']).check('http://127.0.0.1/').allowed).toBe(false);
+    expect(withAllowed(['*.localhost']).check('http://app.localhost/').allowed).toBe(false);
+    expect(withAllowed(['*.internal']).check('http://metadata.google.internal/').allowed).toBe(false);
+    expect(withAllowed(['local*']).check('http://localhost/').allowed).toBe(false);
+  });
+
+  it('lets a grant narrow a named host away, never name one itself', () => {
+    const named = withAllowed(['*', 'localhost']);
+    expect(named.check('http://localhost/', { allowed_domains: ['example.com'] }).allowed).toBe(false);
+    expect(named.check('http://localhost/', { allowed_domains: ['localhost'] }).allowed).toBe(true);
+    expect(guard.check('http://127.0.0.1/', { allowed_domains: ['127.0.0.1'] }).allowed).toBe(false);
+  });
+
+  it('keeps blocked_domains above a host named in the allow list', () => {
+    const both = new DomainGuard(
+      securityConfigSchema.parse({ allowed_domains: ['*', '127.0.0.2'], blocked_domains: ['127.0.0.2'] }),
+    );
+    expect(both.check('http://127.0.0.2/').reason?.en).toMatch(/security\.blocked_domains/);
+  });
+});
+
 describe('DomainGuard with other configurations', () => {
   it('treats a non-empty allow list as the only sites', () => {
     const only = new DomainGuard(securityConfigSchema.parse({ allowed_domains: ['*.example.com', 'docs.rs'] }));
@@ -186,7 +260,7 @@ describe('DomainGuard with other configurations', () => {
           'tracker.example:8080',
           'dot.example.',
           'bücher.example',
-          '[::2]',
+          '[2606:4700::2]',
         ],
         blocked_domain_categories: [],
       }),
@@ -196,8 +270,8 @@ describe('DomainGuard with other configurations', () => {
     expect(configured.check('https://dot.example').allowed).toBe(false);
     expect(configured.check('https://xn--bcher-kva.example').allowed).toBe(false);
     expect(configured.check('https://BÜCHER.example').allowed).toBe(false);
-    expect(configured.check('http://[::2]/').allowed).toBe(false);
-    expect(configured.check('http://[::3]/').allowed).toBe(true);
+    expect(configured.check('http://[2606:4700::2]/').allowed).toBe(false);
+    expect(configured.check('http://[2606:4700::3]/').allowed).toBe(true);
   });
 });
 

@@ -3,6 +3,8 @@ import { domainToASCII } from 'node:url';
 import { say, type DomainCategory, type Localized, type SecurityConfig } from '@nextai/shared';
 
 import type { GuardVerdict } from '../verdicts.js';
+import { classifyHost, ipLiteral } from './address-class.js';
+import { privateAddressRefusal } from './destination.js';
 
 export interface DomainVerdict {
   allowed: boolean;
@@ -11,6 +13,11 @@ export interface DomainVerdict {
   reason?: Localized;
   /** Set when a built-in category blocked it. */
   category?: DomainCategory;
+  /**
+   * The person named this host exactly in security.allowed_domains, so it may be (or resolve to)
+   * a loopback, link-local, private or metadata address; otherwise such addresses are refused.
+   */
+  explicitlyAllowed?: boolean;
 }
 
 /** A coordinator grant's narrowing; it can only take domains away. */
@@ -312,19 +319,45 @@ function normalHost(hostname: string): string {
 }
 
 /**
+ * The hosts a list names exactly — no `*` anywhere, IP addresses in their canonical spelling
+ * (`127.1` is 127.0.0.1, `[0:0::1]` is ::1) — as the hosts parseWebAddress gives.
+ */
+export function exactHosts(list: readonly string[]): Set<string> {
+  const hosts = new Set<string>();
+  for (const entry of list) {
+    const pattern = compileDomainPattern(entry);
+    if (!pattern) continue;
+    if (pattern.ipv6 !== undefined) {
+      hosts.add(ipLiteral(pattern.ipv6) ?? pattern.ipv6);
+      continue;
+    }
+    if (!pattern.labels.every((label): label is string => typeof label === 'string' && label !== '*')) continue;
+    const host = pattern.labels.join('.');
+    hosts.add(ipLiteral(host) ?? host);
+  }
+  return hosts;
+}
+
+/**
  * Decides which web addresses browser and fetch tools may open (seed 000 §7.3–§7.4): blocked
  * domains and the built-in categories always refuse; a non-empty `allowed_domains` (and a
- * grant's list) admit only what they name.
+ * grant's list) admit only what they name. Loopback, link-local, private and metadata addresses
+ * — IP literals in any spelling and special-use names such as localhost — are refused unless
+ * `allowed_domains` names the host exactly; names that only DNS can tell about are judged again
+ * on their resolved addresses by checkDestination, where the connection is made.
  */
 export class DomainGuard {
   private readonly blocked: DomainPatternSet;
   private readonly allowed: DomainPatternSet;
   private readonly categories: readonly DomainCategory[];
+  /** Hosts the person named exactly: the only ones that may be non-public addresses. */
+  private readonly named: Set<string>;
 
   constructor(security: SecurityConfig) {
     this.blocked = new DomainPatternSet(security.blocked_domains);
     this.allowed = new DomainPatternSet(security.allowed_domains);
     this.categories = security.blocked_domain_categories;
+    this.named = exactHosts(security.allowed_domains);
   }
 
   check(url: string, restrictions?: DomainRestrictions): DomainVerdict {
@@ -355,7 +388,12 @@ export class DomainGuard {
         ),
       };
     }
-    return { allowed: true, host };
+    const explicitlyAllowed = this.named.has(host);
+    const kind = classifyHost(host);
+    if (kind !== undefined && kind !== 'public' && !explicitlyAllowed) {
+      return { allowed: false, host, reason: privateAddressRefusal(host, kind) };
+    }
+    return { allowed: true, host, explicitlyAllowed };
   }
 
   /**
