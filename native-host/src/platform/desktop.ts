@@ -114,6 +114,11 @@ export interface InputAdapter {
 
 export interface WindowAdapter {
   listWindows(): Promise<WindowInfo[]>;
+  /**
+   * The window with the keyboard focus, null when none has it. Optional: where it is missing,
+   * the focused one of `listWindows()` is the answer (an adapter adds it when that is cheaper).
+   */
+  focusedWindow?(): Promise<WindowInfo | null>;
   listApps(): Promise<AppInfo[]>;
   focusWindow(id: string): Promise<void>;
   /** Asks the window to close (graceful). */

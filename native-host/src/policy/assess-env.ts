@@ -1,6 +1,7 @@
 import type { Platform, SecurityConfig } from '@nextai/shared';
 
 import type { AssessEnv } from './assess.js';
+import { programResolver, type ProgramResolver } from './channels/program-path.js';
 import { AppGuard, DomainGuard, FileGuard } from './guards/index.js';
 import type { SandboxView } from './sandbox-plan.js';
 import { analyzeShellCommand } from './shell/index.js';
@@ -15,6 +16,12 @@ export function assessEnvFactory(
   guarded: string[],
   shellCwd?: AssessEnv['shellCwd'],
   sandbox?: SandboxView,
+  resolveProgram: ProgramResolver = programResolver({
+    platform,
+    homeDir,
+    searchPath: process.env.PATH,
+    pathExt: process.env.PATHEXT,
+  }),
 ): (security: SecurityConfig) => AssessEnv {
   let cached: { security: SecurityConfig; env: AssessEnv } | undefined;
   return (security) => {
@@ -37,6 +44,7 @@ export function assessEnvFactory(
       },
       analyzeShell: (command, guards, options) => analyzeShellCommand(command, guards, options),
       ...(sandbox ? { sandbox } : {}),
+      resolveProgram,
     };
     cached = { security, env };
     return env;

@@ -9,7 +9,11 @@ import {
 } from '@nextai/shared';
 
 import { supportedShells } from '../tools/terminal/shells.js';
+import { planLaunch } from './channels/launch.js';
+import { judgeLaunch } from './channels/launch-judgement.js';
+import type { ProgramResolver } from './channels/program-path.js';
 import { lexicalAbsolute } from './guards/paths.js';
+import { permanentDeletion } from './permanent-delete.js';
 import {
   baseAssessment,
   describeSandbox,
@@ -19,7 +23,6 @@ import {
   type SandboxView,
 } from './sandbox-plan.js';
 import { ShellEffects } from './shell/effects.js';
-import { launchedProgramEscape } from './shell/sandbox-needs.js';
 import type { GuardVerdict, ShellGuards } from './verdicts.js';
 
 /** What the shell analyser reports (see policy/shell). */
@@ -67,6 +70,8 @@ export interface AssessEnv {
   analyzeShell(command: string, guards: ShellGuards, options: { cwd: string; homeDir: string }): ShellAnalysisLike;
   /** The operating-system sandbox, where this platform has one (absent: no sandbox layer at all). */
   sandbox?: SandboxView | undefined;
+  /** Finds the program file a name starts, as app_launch would (absent: names are judged as given). */
+  resolveProgram?: ProgramResolver | undefined;
 }
 
 export interface Assessment {
@@ -92,24 +97,12 @@ const FILE_VERBS = {
 } satisfies Record<string, Localized>;
 type FileVerb = keyof typeof FILE_VERBS;
 
-/** Installed programs, whoever could write them is not the agent: `/usr/bin/gedit`, `/opt/app/bin/app`. */
-const SYSTEM_PROGRAM = /^\/(?:usr\/(?:local\/)?)?s?bin\/|^\/(?:opt|snap|Applications|System)\//;
-
 /** Why code on the display is high risk even in the sandbox. */
 const ON_DISPLAY = (what: Localized) =>
   say(
     `${what.en}, with your display: an app can type into your other windows`,
     `${what['zh-CN']}，并且可以使用你的显示器：应用能向你的其他窗口输入`,
   );
-
-/** Shells, interpreters and terminals: launching one with arguments runs a command. */
-const COMMAND_RUNNERS = new Set([
-  'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'csh', 'tcsh', 'busybox', 'python', 'python3', 'perl', 'ruby', 'node',
-  'php', 'lua', 'osascript', 'powershell', 'pwsh', 'cmd', 'cmd.exe', 'env', 'xterm', 'gnome-terminal', 'konsole',
-  'x-terminal-emulator', 'terminal', 'iterm', 'wt', 'sudo', 'su', 'doas', 'pkexec', 'awk', 'gawk', 'mawk', 'nawk',
-  'tclsh', 'wish', 'expect', 'lua5.4', 'luajit', 'rscript', 'java', 'deno', 'bun', 'gdb', 'make', 'xdg-open', 'open',
-  'gio', 'find', 'xargs', 'nohup', 'setsid', 'timeout', 'nice', 'stdbuf', 'watch', 'script', 'screen', 'tmux',
-]); // prettier-ignore
 
 /**
  * Looks at what a call's input does — the command it runs, the paths, URLs and apps it touches —
@@ -314,8 +307,17 @@ export function assessInput(
     case 'delete_file':
       // The tool removes a symlink itself, not what it points to: the link's own place is judged.
       file(input.path, 'write', 'deletes', { followFinal: false });
-      if (input.permanent === true)
-        raise('high', say('deletes permanently, without the trash', '永久删除，不经过回收站'));
+      if (input.permanent === true && typeof input.path === 'string') {
+        // A folder deleted for good takes all it holds past the trash (issue #16): critical.
+        let real: string | undefined;
+        try {
+          real = env.checkFile(input.path, 'write', env.cwd, fileRestrictions, { followFinal: false }).real;
+        } catch {
+          real = undefined; // Not a path at all: file() above has already refused it.
+        }
+        const deletion = real === undefined ? undefined : permanentDeletion(real);
+        if (deletion) raise(deletion.risk, deletion.reason);
+      }
       break;
     case 'browser_navigate':
       if (typeof input.url === 'string' && !['back', 'forward', 'reload'].includes(input.url)) url(input.url);
@@ -330,38 +332,32 @@ export function assessInput(
       if (input.action === 'upload') file(input.value, 'read', 'uploads');
       break;
     case 'app_launch': {
-      app(input.name);
-      const name = typeof input.name === 'string' ? input.name : '';
       const args = Array.isArray(input.args) ? input.args.map(String) : [];
-      const base = name.split(/[\\/]/).pop()?.toLowerCase() ?? '';
-      if (COMMAND_RUNNERS.has(base) && args.length > 0) {
-        const analysis = shell([name, ...args].map(shellQuote).join(' '), env.cwd);
-        confine(analysis);
-        // It gets the display: code nobody checked could type into the person's other windows.
-        if (sandbox && analysis.effects?.unseenCode) {
-          sandbox.confined.risk = higherRisk(sandbox.confined.risk, 'high');
-          sandbox.confined.findings.push(ON_DISPLAY(analysis.effects.unseenCode.why));
-        }
-      } else if (sandbox) {
-        // A graphical app: on the display, with the same files as a command, and the network
-        // (browsers, mail and the like need it). A bare terminal or interpreter gets no network:
-        // what is typed into it later is judged as it is typed.
-        const runner = COMMAND_RUNNERS.has(base);
-        sandbox = planFor(sandbox, new ShellEffects(), runner ? request : { outside: request.outside });
-        if (!runner) sandbox.network = 'full';
-        const escape = launchedProgramEscape(name);
-        if (escape) sandbox.escapes.push({ why: escape.why, floor: 'high' });
-        else if (/[\\/]/.test(name) && !SYSTEM_PROGRAM.test(name)) {
-          sandbox.confined.risk = higherRisk(sandbox.confined.risk, 'high');
-          sandbox.confined.findings.push(
-            ON_DISPLAY(
-              say(
-                `runs the program file ${name}, which NextAI cannot check`,
-                `运行程序文件 ${name}，NextAI 无法检查它`,
-              ),
-            ),
-          );
-        }
+      const launch = planLaunch(String(input.name ?? ''), args, {
+        platform: env.platform,
+        cwd: env.cwd,
+        resolve: env.resolveProgram,
+      });
+      for (const name of launch.program.names) app(name);
+      const judged = judgeLaunch(launch, args.length > 0, {
+        shell: (command) => shell(command, env.cwd),
+        writable: sandbox?.writable,
+      });
+      for (const finding of judged.findings) raise(finding.risk, finding.reason);
+      if (!sandbox) break;
+      if (judged.analysis) confine(judged.analysis);
+      else sandbox = planFor(sandbox, judged.effects, request);
+      // An app gets the network (browsers, mail and the like need it); a terminal or a command
+      // only what it needs: what is typed into a terminal later is judged as it is typed.
+      if (judged.app) sandbox.network = 'full';
+      const escape = judged.escape;
+      if (escape && !sandbox.escapes.some((known) => known.why.en === escape.en)) {
+        sandbox.escapes.push({ why: escape, floor: 'high' });
+      }
+      // It gets the display: code nobody checked could type into the person's other windows.
+      for (const why of judged.onDisplay) {
+        sandbox.confined.risk = higherRisk(sandbox.confined.risk, 'high');
+        sandbox.confined.findings.push(ON_DISPLAY(why));
       }
       break;
     }
@@ -409,8 +405,4 @@ function stringOr(value: unknown): string | undefined {
 function isSupportedShell(name: string, platform: Platform): boolean {
   const trimmed = name.trim();
   return supportedShells(platform).includes(platform === 'windows' ? trimmed.toLowerCase() : trimmed);
-}
-
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -46,14 +46,18 @@ const TOOL_LEVELS: Record<ToolName, PermissionLevel> = {
   hotkey: 'L3',
 };
 
+/** Tools that run a command line another way than the terminal tools. */
+const COMMAND_CHANNELS: ReadonlySet<ToolName> = new Set(['app_launch', 'type_text', 'key_press', 'hotkey']);
+
 /** The level a call needs, given what its input does. */
 export function requiredLevel(tool: ToolName, input: Record<string, unknown>, risk: RiskLevel): PermissionLevel {
   // L4 "unrestricted terminal": commands the analyser rates critical need full control.
   if ((tool === 'bash_execute' || tool === 'bash_session') && risk === 'critical') return 'L4';
   // L4 "forced process kills".
   if (tool === 'app_close' && input.force === true) return 'L4';
-  // Typing text that runs a critical command in a terminal is the terminal by other means.
-  if (tool === 'type_text' && risk === 'critical') return 'L4';
+  // Launching a program with a critical command line, typing one into a terminal or pressing the
+  // key that submits it there: the terminal by other means (issue #16).
+  if (COMMAND_CHANNELS.has(tool) && risk === 'critical') return 'L4';
   return TOOL_LEVELS[tool];
 }
 

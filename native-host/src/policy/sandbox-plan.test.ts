@@ -264,15 +264,25 @@ describe('apps the agent launches', () => {
   });
 
   it('a program that acts on the person’s windows asks to leave (it would type into them)', () => {
-    const decision = launch({ name: 'xdotool', args: ['type', 'rm -rf ~\n'] });
+    const decision = launch({ name: 'xdotool' });
     expect(decision).toMatchObject({ action: 'require_approval', layer: 'sandbox', sandbox: { sandboxed: false } });
     expect(decision.sandbox?.escapes).toEqual([expect.stringMatching(/uses your desktop \(xdotool/)]);
+    // With arguments it is the command `bash_execute` would block: code NextAI cannot check that
+    // would leave the sandbox (issue #16), also when a terminal is told to run it.
+    for (const input of [
+      { name: 'xdotool', args: ['type', 'rm -rf ~\n'] },
+      { name: 'xterm', args: ['-e', 'xdotool type hi'] },
+    ]) {
+      const typing = launch(input);
+      expect(typing, JSON.stringify(input)).toMatchObject({ action: 'always_block', risk: 'critical' });
+      expect(typing.sandbox?.escapes.join('\n')).toMatch(/uses your desktop \(xdotool/);
+    }
   });
 
   it('code NextAI cannot check, on the display, asks even confined', () => {
     for (const input of [
       { name: 'python3', args: ['-c', 'print(1)'] },
-      { name: 'xterm', args: ['-e', 'xdotool type hi'] },
+      { name: 'xterm', args: ['-e', 'python3 x.py'] },
       { name: 'tclsh', args: ['x.tcl'] },
       { name: '~/Projects/app/tool' },
     ]) {

@@ -157,6 +157,20 @@ export function createLinuxWindows(
     return described.filter((window): window is WindowInfo => window !== null);
   }
 
+  /** The active window alone (a few subprocesses, not one per window): what the keyboard types into. */
+  async function focusedWindow(): Promise<WindowInfo | null> {
+    await requireDisplay(env);
+    const { active } = await readRoot();
+    if (active === null) return null;
+    try {
+      return await readWindow(active);
+    } catch (error) {
+      // It closed, or is not a managed window (a desktop or a dock): no window to type into.
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
   async function ensureManaged(id: string): Promise<void> {
     if (!(await readRoot()).clients.includes(id)) throw noSuchWindow(id);
   }
@@ -302,7 +316,7 @@ export function createLinuxWindows(
     }
   }
 
-  return { listWindows, listApps, focusWindow, closeWindow, windowAction, launchApp, killProcess };
+  return { listWindows, focusedWindow, listApps, focusWindow, closeWindow, windowAction, launchApp, killProcess };
 }
 
 /** What X programs need from the adapter's environment; the C.UTF-8 locale makes xprop print UTF-8. */

@@ -17,6 +17,7 @@ import type { Sandbox, SandboxStatus } from '../../sandbox/types.js';
 import { SandboxService } from '../../sandbox/service.js';
 import { assessEnvFactory } from '../assess-env.js';
 import { assessInput } from '../assess.js';
+import type { ProgramResolver } from '../channels/program-path.js';
 import { decide } from '../decide.js';
 import { effectiveRisk } from '../sandbox-plan.js';
 import { requiredLevel } from '../permission-levels.js';
@@ -121,6 +122,8 @@ export function sandboxJudge(options: {
   security?: Partial<SecurityConfig>;
   /** The person's own overrides on top of the template. */
   toolOverrides?: Record<string, ApprovalAction>;
+  /** How program names are found (default: this machine's PATH). */
+  resolveProgram?: ProgramResolver;
 }): (tool: string, input: Record<string, unknown>, grant?: GrantedToolSet) => Decision {
   const security = securityConfigSchema.parse(options.security ?? {});
   const own = [path.join(path.dirname(options.home), 'data')];
@@ -131,7 +134,7 @@ export function sandboxJudge(options: {
     security: () => security,
     own,
   });
-  const env = assessEnvFactory('linux', options.home, own, undefined, service)(security);
+  const env = assessEnvFactory('linux', options.home, own, undefined, service, options.resolveProgram)(security);
   const policy = structuredClone(TEMPLATES[options.template].policy);
   policy.tool_overrides = { ...options.toolOverrides };
   return (name, input, grant) => {
