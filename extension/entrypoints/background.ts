@@ -90,17 +90,23 @@ export default defineBackground({
           features.drafts.taken(message.id);
           return;
         }
-        if (GESTURE_METHODS.has(message.method) && message.gesture !== true) {
+        const fail = (error: { code?: string; message?: string; translations?: MessageTranslations }) =>
           post(port, {
             type: 'response',
             id: message.id,
             outcome: {
               ok: false,
               error: {
-                code: 'NOT_THE_PERSON',
-                message: 'Only a click or key press of yours in the panel can do this; nothing was changed.',
+                code: error.code ?? 'INTERNAL',
+                message: error.message ?? String(error),
+                ...(error.translations ? { translations: error.translations } : {}),
               },
             },
+          });
+        if (GESTURE_METHODS.has(message.method) && message.gesture !== true) {
+          fail({
+            code: 'NOT_THE_PERSON',
+            message: 'Only a click or key press of yours in the panel can do this; nothing was changed.',
           });
           return;
         }
@@ -119,20 +125,7 @@ export default defineBackground({
             }
             post(port, { type: 'response', id: message.id, outcome: { ok: true, result } });
           })
-          .catch((error: { code?: string; message?: string; translations?: MessageTranslations }) =>
-            post(port, {
-              type: 'response',
-              id: message.id,
-              outcome: {
-                ok: false,
-                error: {
-                  code: error.code ?? 'INTERNAL',
-                  message: error.message ?? String(error),
-                  ...(error.translations ? { translations: error.translations } : {}),
-                },
-              },
-            }),
-          );
+          .catch(fail);
       });
     });
 
