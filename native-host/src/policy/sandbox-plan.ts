@@ -14,7 +14,16 @@ import { describeFolder, realProfileFs, type SandboxFolders } from '../sandbox/p
 import { inSandboxTmp, inside } from '../sandbox/places.js';
 import type { SandboxStatus } from '../sandbox/types.js';
 import type { EscapeKind, ShellEffects } from './shell/effects.js';
-import { criticalWrite, isDiskDevice, isHarmlessDevice, pathRules } from './shell/paths.js';
+import {
+  changesGitMetadata,
+  criticalPatternRead,
+  criticalRead,
+  criticalTreeRead,
+  criticalWrite,
+  isDiskDevice,
+  isHarmlessDevice,
+  pathRules,
+} from './shell/paths.js';
 
 /**
  * Whether a command can run inside the operating-system sandbox, with or without the network,
@@ -198,6 +207,16 @@ export function planCommand(
     if (reads) {
       if (isHidden(raw) || isHidden(target)) {
         escape(say(`reads ${shown(raw)}, which the sandbox hides`, `读取 ${shown(raw)}，沙箱隐藏了它`), 'low');
+      } else if (holdsSecrets(effect)) {
+        // A secret the sandbox does not hide here (another user's, an app's own copy): reading it
+        // confined still hands it to whoever sees the output.
+        confinedRisk(
+          'critical',
+          say(
+            `reads ${shown(raw)}, which holds secrets the sandbox does not hide (${effect.excerpt})`,
+            `读取 ${shown(raw)}，其中有沙箱没有隐藏的机密（${effect.excerpt}）`,
+          ),
+        );
       }
       continue;
     }
@@ -206,14 +225,23 @@ export function planCommand(
       continue;
     }
     if (inWritable(target)) {
-      const protectedPlace = criticalWrite(target, rules, false);
-      if (protectedPlace) {
+      if (changesGitMetadata(target)) {
         escape(
           say(
             `changes ${shown(raw)}, which the sandbox keeps read-only (git hooks and config run commands later)`,
             `更改 ${shown(raw)}，沙箱让它保持只读（git 钩子和配置以后会运行命令）`,
           ),
           'high',
+        );
+      } else if (criticalWrite(target, rules, false)) {
+        // Writable here, but it runs code later, outside (a desktop launcher, a start-up file in a
+        // folder a grant made writable): confinement does not make that harmless.
+        confinedRisk(
+          'critical',
+          say(
+            `changes ${shown(raw)}, which runs code later, outside the sandbox (${effect.excerpt})`,
+            `更改 ${shown(raw)}，它以后会在沙箱外运行代码（${effect.excerpt}）`,
+          ),
         );
       }
       continue;
@@ -317,6 +345,16 @@ export function planCommand(
   }
   return plan;
 
+  /** The analysis's own rules say this read names a credential store or other secrets. */
+  function holdsSecrets(effect: ShellEffects['paths'][number]): boolean {
+    if (effect.pattern !== undefined)
+      return criticalPatternRead(effect.pattern, rules, effect.role === 'readTree') !== undefined;
+    if (effect.target === undefined) return false;
+    const why =
+      effect.role === 'readTree' ? criticalTreeRead(effect.target, rules) : criticalRead(effect.target, rules);
+    return why !== undefined;
+  }
+
   function destruction(destroyed: ShellEffects['destroys'][number]): void {
     const raw = destroyed.target ?? (destroyed.pattern ? fixedFolder(destroyed.pattern) : undefined);
     if (raw === undefined) {
@@ -333,7 +371,18 @@ export function planCommand(
     }
     if (privateTmp(raw)) return;
     const target = files.real(raw);
-    if (!inWritable(target)) return; // Outside, it needs to leave the sandbox: judged above.
+    if (!inWritable(target)) {
+      // Outside, it needs to leave the sandbox to do what it means to: `find /mnt -delete` or
+      // `find ~ -delete` only list the folder they delete in, so no change of a path said so.
+      escape(
+        say(
+          `${destroyed.how.en} ${shown(raw)}, outside the folders the sandbox may change`,
+          `${destroyed.how['zh-CN']} ${shown(raw)}，不在沙箱可以更改的文件夹中`,
+        ),
+        'high',
+      );
+      return;
+    }
     // A writable folder itself, a folder holding one, a project in it, a repository, or its history
     // (anything in `.git`: objects, refs — without them the commits are gone).
     const whole =

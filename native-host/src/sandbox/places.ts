@@ -1,12 +1,54 @@
 import path from 'node:path';
 
+/** Cryptocurrency wallets: whoever reads the wallet file can spend what is in it. */
+export const WALLET_SECRETS = [
+  '.bitcoin', '.electrum', '.electrum-ltc', '.ethereum', '.litecoin', '.dogecoin', '.bitmonero', '.monero', '.zcash',
+  '.dashcore', '.walletwasabi', '.sparrow', '.config/Exodus', '.config/Ledger Live', '.config/atomic',
+  '.config/Electrum', '.config/Bitcoin',
+]; // prettier-ignore
+
+/** Mail clients: the messages, and the passwords or tokens of the accounts. */
+export const MAIL_SECRETS = [
+  '.thunderbird', '.mozilla-thunderbird', '.icedove', '.config/evolution', '.local/share/evolution',
+  '.local/share/geary', '.config/geary', '.claws-mail', '.mutt', '.muttrc', '.config/mutt', '.config/neomutt',
+  '.mbsyncrc', '.msmtprc', '.fetchmailrc', '.offlineimaprc', '.local/share/akonadi', '.config/akonadi',
+  '.local/share/kmail2', '.config/aerc',
+]; // prettier-ignore
+
+/** Messengers: their keys and sessions let anyone read and write as the person. */
+export const MESSENGER_SECRETS = [
+  '.config/Signal', '.local/share/TelegramDesktop', '.config/Element', '.config/Element-Nightly', '.config/discord',
+  '.config/discordcanary', '.config/discordptb', '.config/Slack', '.config/Session', '.config/Wire',
+  '.config/skypeforlinux', '.config/Microsoft/Microsoft Teams', '.config/teams-for-linux', '.config/keybase',
+  '.local/share/keybase', '.config/Rocket.Chat', '.config/Mattermost', '.purple', '.local/share/fractal',
+]; // prettier-ignore
+
+/**
+ * Browsers, mail clients, messengers and password managers installed as Flatpak or Snap apps keep
+ * their profiles in an app folder of their own instead (~/.var/app/ID, ~/snap/NAME).
+ */
+export const APP_SECRETS = [
+  ...['org.mozilla.firefox', 'org.mozilla.Thunderbird', 'com.google.Chrome', 'com.google.ChromeDev',
+    'org.chromium.Chromium', 'com.github.Eloston.UngoogledChromium', 'com.brave.Browser', 'com.microsoft.Edge',
+    'com.vivaldi.Vivaldi', 'com.opera.Opera', 'io.gitlab.librewolf-community', 'one.ablaze.floorp',
+    'org.torproject.torbrowser-launcher', 'org.signal.Signal', 'org.telegram.desktop', 'im.riot.Riot',
+    'com.discordapp.Discord', 'com.slack.Slack', 'org.gnome.Evolution', 'org.gnome.Geary', 'org.kde.kmail2',
+    'com.bitwarden.desktop', 'org.keepassxc.KeePassXC', 'org.electrum.electrum', 'io.exodus.Exodus',
+    'com.github.IsmaelMartinez.teams_for_linux', 'com.skype.Client', 'org.gnome.Fractal',
+  ].map((id) => `.var/app/${id}`),
+  ...['brave', 'thunderbird', 'telegram-desktop', 'signal-desktop', 'discord', 'slack', 'bitwarden',
+    'element-desktop', 'opera', 'vivaldi', 'keepassxc', 'skype', 'teams-for-linux', 'electrum'].map(
+    (name) => `snap/${name}`,
+  ),
+]; // prettier-ignore
+
 /**
  * The places a sandboxed process never sees, whatever folders the person allows: keys and
  * passwords, browser profiles with their cookies, shell histories, and the sockets of services
  * that would act for it outside (the session bus, the user's systemd, container daemons, agents).
  * Home-relative entries start with `~/`. A missing entry is harmless: there is nothing to read.
  */
-const HOME_SECRETS = [
+export const HOME_SECRETS = [
   // Keys and credential stores.
   '.ssh', '.gnupg', '.aws', '.azure', '.config/gcloud', '.kube', '.docker', '.config/gh', '.config/hub',
   '.netrc', '.git-credentials', '.config/git/credentials', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc',
@@ -35,6 +77,8 @@ const HOME_SECRETS = [
   'Library/Keychains', 'Library/Cookies', 'Library/Safari', 'Library/Mail', 'Library/Messages',
   'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox',
   'Library/Application Support/BraveSoftware', 'Library/Application Support/Microsoft Edge',
+  // Wallets, mail, messengers and the app folders of Flatpak and Snap versions of them.
+  ...WALLET_SECRETS, ...MAIL_SECRETS, ...MESSENGER_SECRETS, ...APP_SECRETS,
   // NextAI's default data directory (the one in use is added by the daemon, wherever it is).
   '.nextai-agent',
 ]; // prettier-ignore
@@ -50,7 +94,9 @@ const SYSTEM_SECRETS: Record<'linux' | 'macos', string[]> = {
     '/etc/letsencrypt', '/etc/pki/tls/private', '/etc/security/opasswd', '/var/lib/NetworkManager', '/var/lib/iwd',
     '/var/lib/bluetooth', '/var/lib/docker', '/var/lib/containers', '/var/lib/sss', '/var/lib/polkit-1',
     '/var/lib/AccountsService', '/var/lib/fprint', '/var/backups', '/var/spool/cron', '/var/lib/postgresql',
-    '/var/lib/mysql', '/etc/mysql/debian.cnf'],
+    '/var/lib/mysql', '/etc/mysql/debian.cnf',
+    // Sockets of container and VM managers, which start whatever they are asked to with the host's disks.
+    '/var/lib/lxd', '/var/snap/lxd/common/lxd', '/var/lib/incus', '/var/lib/libvirt', '/var/lib/machines'],
   macos: ['/etc/sudoers', '/private/etc/sudoers', '/private/etc/sudoers.d', '/Library/Keychains',
     '/var/run/docker.sock', '/private/var/run/docker.sock'],
 }; // prettier-ignore

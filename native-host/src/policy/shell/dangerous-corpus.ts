@@ -1,11 +1,16 @@
 /**
  * Shell payloads that must never be let through on their own: every one has to come out
- * critical (or blocked by a guard). Grouped by the technique it tries; the generated groups at
- * the end combine dangerous cores with every wrapper and chaining form.
+ * critical (or blocked by a guard) from the analyser alone — no template, no sandbox — so that
+ * wherever a command runs without the sandbox it needs a person every time (dangerous.test.ts).
+ * Grouped by the technique it tries; the generated groups at the end combine dangerous cores with
+ * every wrapper and chaining form. Issue #16's attack corpus (attack-corpus.ts) is part of it, and
+ * is also judged with the sandbox (attack.test.ts).
  *
  * The fake guards of test-support.ts apply: writes under ~/.nextai-agent and the host
  * evil.example are blocked; reads under ~/.ssh and ~/.aws are critical.
  */
+
+import { ATTACK_PAYLOADS } from './attack-corpus.js';
 
 export interface PayloadGroup {
   technique: string;
@@ -783,7 +788,8 @@ function longChains(): string[] {
   ];
 }
 
-export const DANGEROUS_PAYLOADS: PayloadGroup[] = [
+/** The corpus before issue #16 added its attack corpus (attack-corpus.ts). */
+export const BASE_PAYLOADS: PayloadGroup[] = [
   ...HAND_WRITTEN,
   {
     technique: 'dangerous cores behind wrappers',
@@ -795,6 +801,8 @@ export const DANGEROUS_PAYLOADS: PayloadGroup[] = [
   },
   { technique: 'long chains with one bad command', payloads: longChains() },
 ];
+
+export const DANGEROUS_PAYLOADS: PayloadGroup[] = [...BASE_PAYLOADS, ...ATTACK_PAYLOADS];
 
 /** Cores used by the property tests: appended or substituted into any benign command. */
 export const DANGEROUS_CORES = CORES;

@@ -1,6 +1,7 @@
 import { say, type Localized, type RiskLevel } from '@nextai/shared';
 
 import {
+  criticalDelete,
   criticalPatternRead,
   criticalRead,
   criticalTreeRead,
@@ -143,6 +144,8 @@ function pathConcern(st: AnalysisState, target: string, role: PathRole): ShellPh
       return undefined;
     case 'writeTree':
       return criticalTreeWrite(target, st.rules);
+    case 'delete':
+      return criticalDelete(target, st.rules);
     case 'unknown':
       return criticalRead(target, st.rules) ?? criticalWrite(target, st.rules, false);
     case 'link':
@@ -369,6 +372,28 @@ export function runsWrittenFile(st: AnalysisState, inv: Invocation, script: Word
       st.analyzeText(text, inv.excerpt, inv.stdin);
     }
   }
+}
+
+/**
+ * A program that runs what a build or package file says (make's Makefile, npm's package.json):
+ * when this same command wrote that file, the code it runs is the command's own, unread.
+ */
+export function readsWrittenBuildFile(st: AnalysisState, inv: Invocation, files: readonly Word[]): void {
+  if (files.some((file) => resolvedTargets(st, file).some((target) => st.written.has(target)))) {
+    st.raise(
+      'critical',
+      'runs what a build or package file this command wrote says, which the analyser does not read',
+      inv.excerpt,
+    );
+  }
+}
+
+/**
+ * A settings file a program changes itself (`npm config set` writes ~/.npmrc): recorded for the
+ * sandbox, which must see the write; how risky the setting is, the program's handler judges.
+ */
+export function notesSettingsFile(st: AnalysisState, inv: Invocation, file: string): void {
+  st.effects.path({ target: resolveShellPath(file, st.startDir, st.homeDir), role: 'write', excerpt: inv.excerpt });
 }
 
 /** Records what a command wrote to a file (fixed text, or undefined when unknown). */

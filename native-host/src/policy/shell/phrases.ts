@@ -63,6 +63,8 @@ export const SHELL_PHRASES = {
     '更改通配模式匹配到的文件，而这个模式可能匹配到项目之外',
   'reads files of another user': '读取其他用户的文件',
   'connects to an address computed at run time': '连接到运行时才确定的地址',
+  'runs what a build or package file this command wrote says, which the analyser does not read':
+    '运行这条命令自己写入的构建文件或软件包文件所规定的内容，分析器不读取这些内容',
   'runs a file this command wrote, whose content the analyser cannot check':
     '运行这条命令自己写入的文件，分析器无法检查其内容',
 
@@ -75,6 +77,10 @@ export const SHELL_PHRASES = {
   "reads another process's memory or secrets": '读取其他进程的内存或机密',
   'changes the whole file system': '更改整个文件系统',
   'changes your whole home folder': '更改你的整个主文件夹',
+  "changes the folder that holds every user's home": '更改存放所有用户主文件夹的文件夹',
+  'deletes or empties files on a mounted drive or network share': '删除或清空已挂载的磁盘或网络共享上的文件',
+  "reads every user's home folder": '读取所有用户的主文件夹',
+  "changes every user's home folder or every mounted drive": '更改所有用户的主文件夹或所有已挂载的磁盘',
   'reads devices or process data': '读取设备或进程数据',
 
   // environment.ts: variables that change what runs (the variable name follows in parentheses)
@@ -203,6 +209,8 @@ export const SHELL_PHRASES = {
   'a split --filter command': 'split --filter 命令',
 
   // commands/files.ts: files and archives
+  "copies another file's permissions, setuid and setgid bits included":
+    '复制另一个文件的权限，包括 setuid 和 setgid 位',
   'deletes without protecting / (--no-preserve-root)': '删除时不保护 /（--no-preserve-root）',
   'deletes files recursively': '递归删除文件',
   'deletes files': '删除文件',
@@ -373,6 +381,8 @@ export const SHELL_PHRASES = {
   'changes git configuration for every user of the machine': '为本机所有用户更改 git 配置',
 
   // commands/network.ts
+  'deletes files the source does not have, or the sources themselves (rsync --delete)':
+    '删除源中没有的文件，或删除源文件本身（rsync --delete）',
   'transfers data over the network': '通过网络传输数据',
   'reads curl options from a file the analyser cannot see': '从分析器看不到的文件中读取 curl 选项',
   'talks to the container daemon, which can do anything as root': '与容器守护进程通信，它能以 root 身份做任何事',
@@ -418,6 +428,10 @@ export const SHELL_PHRASES = {
     '在 ssh agent 下启动程序，分析器不会跟踪这个程序',
 
   // commands/system.ts: processes, services, network, disks, accounts
+  'stops processes chosen at run time, which could be every process (-1)':
+    '停止运行时才确定的进程，可能是所有进程（-1）',
+  'stops processes by a pattern computed at run time, which could match every process':
+    '按运行时才确定的模式停止进程，这个模式可能匹配所有进程',
   'stops processes': '终止进程',
   'stops processes chosen at run time': '终止运行时才确定的进程',
   'stops every process it may (kill -1)': '终止它有权终止的所有进程（kill -1）',
@@ -529,6 +543,9 @@ export const SHELL_PHRASES = {
   'runs a Windows network command': '运行 Windows 网络命令',
 
   // commands/dev.ts: developer tools, containers, clouds, packages
+  'changes where pip installs packages from, or what it trusts (pip config)':
+    '更改 pip 安装软件包的来源或它信任的对象（pip config）',
+  'changes pip settings': '更改 pip 设置',
   'installs packages, running their scripts': '安装软件包，并运行它们的脚本',
   'changes installed packages': '更改已安装的软件包',
   'reads or changes registry access tokens': '读取或更改软件包仓库（registry）的访问令牌',
@@ -580,6 +597,17 @@ export const SHELL_PHRASES = {
   'installs editor extensions': '安装编辑器扩展',
   'opens the editor': '打开编辑器',
   'runs a command with variables from a file': '使用文件中的变量运行命令',
+
+  // commands/machines.ts: container and virtual machine managers
+  'gives a virtual machine or container a host path computed at run time': '给虚拟机或容器一个运行时才确定的宿主机路径',
+  "gives a virtual machine or container one of the host's disks or devices": '把宿主机的磁盘或设备交给虚拟机或容器',
+  'runs a container manager with arguments computed at run time': '用运行时才确定的参数运行容器管理工具',
+  'runs a container over a host folder as root (systemd-nspawn)':
+    '以 root 身份在宿主机文件夹上运行容器（systemd-nspawn）',
+  'runs a virtual machine (qemu)': '运行虚拟机（qemu）',
+  'runs a virtual machine with options computed at run time': '用运行时才确定的选项运行虚拟机',
+  'reads or writes disk images (qemu)': '读取或写入磁盘镜像（qemu）',
+  'creates or opens virtual machine disks': '创建或打开虚拟机磁盘',
 
   // commands/databases.ts
   'queries a database': '查询数据库',

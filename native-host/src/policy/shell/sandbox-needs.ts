@@ -120,7 +120,11 @@ const NEEDS: Record<string, Needs> = {
   ...Object.fromEntries(
     ['sudo', 'su', 'doas', 'pkexec', 'runuser', 'sudoedit', 'chroot', 'nsenter', 'newgrp', 'sg', 'capsh', 'login',
       'passwd', 'chsh', 'chfn', 'chpasswd', 'useradd', 'userdel', 'usermod', 'groupadd', 'groupdel', 'gpasswd',
-      'visudo', 'setcap'].map((name) => [name, { escape: 'privileges' as const }]),
+      'visudo', 'setcap', 'sudo-rs', 'sudoedit-rs', 'run0', 'please', 'pleaseedit', 'gksu', 'gksudo', 'kdesu',
+      'kdesudo', 'lxqt-sudo', 'lxsudo', 'ksu', 'beesu', 'machinectl', 'setpriv'].map((name) => [
+      name,
+      { escape: 'privileges' as const },
+    ]),
   ), // prettier-ignore
   // The host's processes: inside, only the sandbox's own are there.
   kill: { escape: (inv) => killEscape(inv) },
@@ -141,7 +145,10 @@ const NEEDS: Record<string, Needs> = {
       'insmod', 'rmmod', 'sysctl', 'iptables', 'ip6tables', 'nft', 'ufw', 'firewall-cmd', 'nmcli', 'hostnamectl',
       'timedatectl', 'resolvectl', 'docker', 'podman', 'nerdctl', 'docker-compose', 'apt', 'apt-get', 'aptitude',
       'dnf', 'yum', 'zypper', 'pacman', 'apk', 'snap', 'flatpak', 'port', 'brew', 'softwareupdate', 'systemd-run',
-      'dbus-send', 'gdbus', 'busctl', 'qdbus', 'journalctl', 'dmesg', 'wall', 'write'].map((name) => [
+      'dbus-send', 'gdbus', 'busctl', 'qdbus', 'journalctl', 'dmesg', 'wall', 'write', 'ctr', 'crictl', 'lxc',
+      'incus', 'systemd-nspawn', 'virsh', 'virt-install', 'virt-clone', 'virt-customize', 'virt-sysprep',
+      'virt-rescue', 'virt-copy-in', 'virt-copy-out', 'guestmount', 'guestfish', 'distrobox', 'toolbox', 'multipass',
+      'qemu-nbd', 'qemu-system', 'qemu-kvm', 'kvm'].map((name) => [
       name,
       { escape: 'system' as const },
     ]),

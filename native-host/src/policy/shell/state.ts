@@ -151,7 +151,7 @@ export class AnalysisState {
 
   wordEnv(): WordEnv {
     const cwd = this.pwdKnown && this.cwds?.length === 1 ? this.cwds[0] : undefined;
-    return { homeKnown: this.homeKnown, cwd };
+    return { homeKnown: this.homeKnown, homeDir: this.homeDir, cwd };
   }
 }
 

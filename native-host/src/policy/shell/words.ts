@@ -18,6 +18,8 @@ export interface Word {
 export interface WordEnv {
   /** `$HOME` still holds the person's home folder (nothing in the command assigned it). */
   homeKnown: boolean;
+  /** The person's home folder, for `$HOME` inside a word (`of=$HOME/x`). */
+  homeDir: string;
   /** The working directory when it is known for certain (for `$PWD` and `$(pwd)`). */
   cwd: string | undefined;
 }
@@ -97,13 +99,13 @@ function addNode(node: Node, env: WordEnv, builder: Builder): void {
       return;
     case 'concatenation':
       for (const child of node.children) {
-        if (child.type === '$') addUnquoted('$', builder);
+        if (child.type === '$') addDollar(child.text, builder);
         else if (child.type === '``') builder.plain = false;
         else addNode(child, env, builder);
       }
       return;
     case '$':
-      addUnquoted('$', builder);
+      addDollar(node.text, builder);
       return;
     case 'process_substitution':
       builder.dynamic = true;
@@ -117,13 +119,15 @@ function addNode(node: Node, env: WordEnv, builder: Builder): void {
 /**
  * An expansion is computed at run time, except `$HOME` and `$PWD`/`$(pwd)` at the start of a word
  * while the command has not reassigned them: knowing them lets `"$HOME/.bashrc"` be recognised.
+ * `$HOME` later in a word (`of=$HOME/.bashrc`, `--file=$HOME/x`) is the home folder's path.
  */
 function addExpansion(node: Node, env: WordEnv, builder: Builder): void {
   builder.plain = false;
   const atStart = builder.value.length === 0 && !builder.dynamic;
   const name = expansionVariable(node);
-  if (atStart && name === 'HOME' && env.homeKnown) {
-    builder.add('~', false);
+  if (name === 'HOME' && env.homeKnown) {
+    if (atStart) builder.add('~', false);
+    else builder.add(env.homeDir, true);
     return;
   }
   if (atStart && (name === 'PWD' || isPwdSubstitution(node)) && env.cwd !== undefined) {
@@ -150,6 +154,19 @@ function isPwdSubstitution(node: Node): boolean {
   if (node.type !== 'command_substitution' || node.namedChildCount !== 1) return false;
   const command = node.namedChild(0);
   return command?.type === 'command' && command.namedChildCount === 1 && command.text === 'pwd';
+}
+
+/**
+ * A lone `$` is itself; the grammar also gives `$$` at the end of a word (`-$$`) as this token,
+ * and that is the shell's process id, known only at run time.
+ */
+function addDollar(text: string, builder: Builder): void {
+  if (text === '$') {
+    addUnquoted('$', builder);
+    return;
+  }
+  builder.plain = false;
+  builder.dynamic = true;
 }
 
 function addUnquoted(text: string, builder: Builder): void {

@@ -1,10 +1,21 @@
+import path from 'node:path';
+
 import { say, type Localized } from '@nextai/shared';
 
-import { checkPath, checkUrl, checkUrlArguments, report, runInner, runShellText } from '../invocation.js';
+import {
+  checkPath,
+  checkUrl,
+  checkUrlArguments,
+  notesSettingsFile,
+  readsWrittenBuildFile,
+  report,
+  runInner,
+  runShellText,
+} from '../invocation.js';
 import { criticalTreeWrite, isBroadDirectory, resolveShellPath } from '../paths.js';
 import type { ShellPhrase } from '../phrases.js';
 import type { AnalysisState } from '../state.js';
-import type { Word } from '../words.js';
+import { literalWord, type Word } from '../words.js';
 import type { Handler } from './types.js';
 
 function operandsOf(args: readonly Word[]): Word[] {
@@ -29,9 +40,30 @@ function projectTool(what: ShellPhrase | Localized, looks?: RegExp): Handler {
   };
 }
 
-/** npm settings that name a program npm runs or another settings file. */
+/**
+ * npm settings that name a program npm runs or another settings file, and yarn's (berry) that
+ * name a file it runs as yarn itself, its plugins, or where packages come from.
+ */
 const NPM_PROGRAM_KEYS =
-  /^(?:script-shell|shell|node-options|git|editor|browser|viewer|onload-script|userconfig|globalconfig|init-module|prefix|cache|registry|@[\w-]+:registry)$/;
+  /^(?:script-shell|shell|node-options|git|editor|browser|viewer|onload-script|userconfig|globalconfig|init-module|prefix|cache|registry|@[\w-]+:registry|yarnpath|npmregistryserver|npmscopes|plugins|unsafehttpwhitelist|injectenvironmentfiles)$/i;
+
+/** The person's own settings files that `npm|pnpm|yarn config set` may write (fail closed: all of them). */
+const PACKAGE_MANAGER_SETTINGS: Record<string, string[]> = {
+  npm: ['~/.npmrc'],
+  pnpm: ['~/.npmrc', '~/.config/pnpm/rc'],
+  yarn: ['~/.yarnrc', '~/.yarnrc.yml'],
+};
+
+/** The folder a package manager works in: `--prefix DIR`, `-C DIR` or `--dir DIR`, else the current one. */
+function packageFolder(args: readonly Word[]): string {
+  for (let index = 0; index < args.length; index++) {
+    const value = args[index]?.value ?? '';
+    const attached = /^--(?:prefix|dir|cwd)=(.+)$/.exec(value)?.[1];
+    if (attached !== undefined) return attached;
+    if (/^(?:--prefix|--dir|--cwd|-C)$/.test(value)) return args[index + 1]?.value ?? '.';
+  }
+  return '.';
+}
 
 /** npm, pnpm and yarn: listing and looking up are fine; almost everything else runs package scripts. */
 const packageManager: Handler = (inv, st) => {
@@ -86,6 +118,7 @@ const packageManager: Handler = (inv, st) => {
   if (verb === 'config' || verb === 'c') {
     const action = operands[1]?.value;
     if (action === undefined || /^(?:get|list|ls)$/.test(action)) return;
+    for (const file of PACKAGE_MANAGER_SETTINGS[inv.program] ?? []) notesSettingsFile(st, inv, file);
     const key = operands[2]?.value?.split('=')[0];
     if (key === undefined || NPM_PROGRAM_KEYS.test(key)) {
       report(
@@ -125,6 +158,8 @@ const packageManager: Handler = (inv, st) => {
       `运行项目脚本或安装软件包（${inv.program} ${verb}）`,
     ),
   );
+  // Its scripts are package.json's: one this command wrote is code nobody read.
+  readsWrittenBuildFile(st, inv, [literalWord(path.posix.join(packageFolder(inv.args), 'package.json'))]);
 };
 
 /** npx and friends download and run a package; `-c` runs a shell command. */
@@ -153,11 +188,29 @@ function runner(verbs: string[], what: ShellPhrase, skipOptions = true): Handler
   };
 }
 
+/** pip settings that decide where packages come from and whom pip trusts. */
+const PIP_SOURCE_KEYS =
+  /(?:^|\.)(?:index-url|extra-index-url|find-links|trusted-host|proxy|cert|client-cert|keyring-provider|no-index)$/;
+
 const pip: Handler = (inv, st) => {
   if (isInfo(inv.args)) return;
   checkUrlArguments(st, inv, inv.args);
-  const verb = operandsOf(inv.args)[0]?.value;
+  const operands = operandsOf(inv.args);
+  const verb = operands[0]?.value;
   if (verb !== undefined && /^(?:list|show|freeze|check|help|debug|inspect|search|index|cache)$/.test(verb)) return;
+  if (verb === 'config') {
+    const action = operands[1]?.value;
+    if (action !== undefined && /^(?:list|get|debug)$/.test(action)) return;
+    // `--user` (the default) writes ~/.config/pip/pip.conf; `--global` the machine's, `--site` the environment's.
+    notesSettingsFile(st, inv, '~/.config/pip/pip.conf');
+    const key = operands[2];
+    if (action === 'edit' || key?.value === undefined || PIP_SOURCE_KEYS.test(key.value)) {
+      report(st, inv, 'critical', 'changes where pip installs packages from, or what it trusts (pip config)');
+    } else {
+      report(st, inv, 'medium', 'changes pip settings');
+    }
+    return;
+  }
   report(st, inv, 'high', 'installs or removes python packages, running their build code');
 };
 
@@ -170,6 +223,8 @@ const go: Handler = (inv, st) => {
   }
   const verb = values[0];
   if (verb === 'env') {
+    // `go env -w` and `-u` write the person's go settings file ($GOENV, ~/.config/go/env).
+    if (values.includes('-w') || values.includes('-u')) notesSettingsFile(st, inv, '~/.config/go/env');
     if (
       values.includes('-w') &&
       values.some((value) => /^(?:GOFLAGS|CC|CXX|GOTOOLCHAIN|GOENV|GOROOT|GOPROXY|GONOSUMDB|GOINSECURE)=/.test(value))
@@ -195,6 +250,14 @@ const go: Handler = (inv, st) => {
 const make: Handler = (inv, st) => {
   if (isInfo(inv.args)) return;
   report(st, inv, 'high', "runs the project's build steps (make)");
+  const makefiles: Word[] = [];
+  let folder = '.';
+  for (let index = 0; index < inv.args.length; index++) {
+    const dir = /^(?:-C|--directory)$/.test(inv.args[index]?.value ?? '')
+      ? inv.args[index + 1]?.value
+      : /^--directory=(.+)$/.exec(inv.args[index]?.value ?? '')?.[1];
+    if (dir !== undefined) folder = /^[/~]/.test(dir) ? dir : path.posix.join(folder, dir);
+  }
   for (let index = 0; index < inv.args.length; index++) {
     const value = inv.args[index]?.value;
     if (value === undefined) {
@@ -213,9 +276,16 @@ const make: Handler = (inv, st) => {
         report(st, inv, 'critical', 'runs a makefile read from its input or computed at run time');
       } else {
         checkPath(st, inv, file, 'exec');
+        makefiles.push(file);
       }
     }
   }
+  // Without -f, make reads GNUmakefile, makefile or Makefile in the folder it changed to.
+  if (makefiles.length === 0) {
+    for (const name of ['GNUmakefile', 'makefile', 'Makefile'])
+      makefiles.push(literalWord(path.posix.join(folder, name)));
+  }
+  readsWrittenBuildFile(st, inv, makefiles);
 };
 
 const cmake: Handler = (inv, st) => {
@@ -256,8 +326,12 @@ const cmake: Handler = (inv, st) => {
   }
 };
 
-/** Bind-mount sources that hand a container the host: the root, the home folder, system folders, the daemon socket. */
-function dangerousMountSource(st: AnalysisState, source: string | undefined): boolean {
+/**
+ * Bind-mount sources that hand a container the host: the root, the home folder, system folders,
+ * other users' homes, mounted drives, the daemon socket. Shared with the VM and container tools
+ * of machines.ts.
+ */
+export function dangerousMountSource(st: AnalysisState, source: string | undefined): boolean {
   if (source === undefined) return true;
   if (!/^[/~.$]/.test(source)) return false; // a named volume
   if (/docker\.sock|containerd\.sock|podman\.sock/.test(source)) return true;
@@ -321,8 +395,14 @@ const containers: Handler = (inv, st) => {
       }
     }
     if (value === '-v' || value === '--volume' || value.startsWith('--volume=') || /^-v./.test(value)) {
-      const spec = value === '-v' || value === '--volume' ? next : value.replace(/^(?:--volume=|-v)/, '');
+      const spec = value === '-v' || value === '--volume' ? next : value.replace(/^(?:--volume=|-v=?)/, '');
       if (dangerousMountSource(st, spec?.split(':')[0]))
+        report(st, inv, 'critical', 'gives a container the host file system or its control socket');
+    }
+    // `podman run --rootfs DIR`: the container's whole file system is that host folder.
+    if (value === '--rootfs' || value.startsWith('--rootfs=')) {
+      const rootfs = value === '--rootfs' ? next : value.slice('--rootfs='.length);
+      if (dangerousMountSource(st, rootfs?.replace(/:O$/, '')))
         report(st, inv, 'critical', 'gives a container the host file system or its control socket');
     }
     if (value === '--mount' || value.startsWith('--mount=')) {
@@ -541,7 +621,7 @@ const PROJECT_TOOLS: Record<string, Handler> = Object.fromEntries(
     'pylint', 'isort', 'rubocop', 'golangci-lint', 'ninja', 'meson', 'bazel', 'bazelisk', 'buck', 'scons', 'gradle',
     'gradlew', 'mvn', 'mvnw', 'ant', 'sbt', 'lein', 'mix', 'rebar3', 'dotnet', 'swift', 'xcodebuild', 'flutter',
     'dart', 'gem', 'rake', 'rails', 'composer', 'rustup', 'cargo-watch', 'node-gyp', 'jupyter', 'pre-commit',
-    'turbo', 'nx', 'lerna', 'vagrant', 'multipass', 'limactl', 'colima', 'ngrok', 'cloudflared', 'tailscale',
+    'turbo', 'nx', 'lerna', 'vagrant', 'limactl', 'colima', 'ngrok', 'cloudflared', 'tailscale',
     'heroku', 'vercel', 'netlify', 'fly', 'flyctl', 'wrangler', 'railway', 'firebase', 'serverless', 'sls', 'cdk',
     'pulumi', 'helm', 'java', 'kotlin', 'scala', 'clojure', 'elixir', 'erl', 'ghc', 'cabal', 'stack', 'zig', 'nim',
     'crystal', 'pipx', 'conda', 'mamba', 'micromamba', 'pyenv', 'nvm', 'fnm', 'volta', 'asdf', 'mise', 'virtualenv',
@@ -595,6 +675,8 @@ export const DEV_HANDLERS: Record<string, Handler> = {
   docker: containers,
   podman: containers,
   nerdctl: containers,
+  ctr: containers,
+  crictl: containers,
   'docker-compose': containers,
   kubectl,
   oc: kubectl,

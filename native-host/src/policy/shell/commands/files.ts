@@ -44,7 +44,8 @@ const rm: Handler = (inv, st) => {
     if (operand.pattern && force) report(st, inv, 'critical', 'force-deletes every file a pattern matches');
     if (isFoundFiles(operand)) report(st, inv, 'critical', 'deletes every file find finds');
     checkPath(st, inv, operand, recursive ? 'writeTree' : 'delete');
-    if (recursive) noteDestroyed(st, inv, operand, 'tree', say('deletes', '删除'));
+    // Without -r it deletes files, not folders: part of what the folder holds.
+    noteDestroyed(st, inv, operand, recursive ? 'tree' : 'part', say('deletes', '删除'));
   }
 };
 
@@ -155,9 +156,16 @@ const install: Handler = (inv, st) => {
   else copyTargets(inv, st, parsed, 'read', false);
 };
 
-/** A mode that sets the setuid or setgid bit: the file then runs with its owner's rights. */
+/**
+ * A mode that sets the setuid or setgid bit: the file then runs with its owner's rights. GNU
+ * chmod also takes octal digits after an operator (`=4755`, `+4000`); `-4000` only clears them.
+ */
 function setsSpecialBits(mode: string): boolean {
-  if (/^[0-7]+$/.test(mode)) return mode.length >= 4 && (parseInt(mode, 8) & 0o6000) !== 0;
+  const octal = /^([-+=]?)([0-7]+)$/.exec(mode);
+  if (octal) {
+    const [, operator = '', digits = ''] = octal;
+    return operator !== '-' && (operator !== '' || digits.length >= 4) && (parseInt(digits, 8) & 0o6000) !== 0;
+  }
   return mode.split(',').some((clause) => /[+=][rwxXt]*s/.test(clause));
 }
 
@@ -195,6 +203,8 @@ const chmod: Handler = (inv, st) => {
     else rest.push(arg);
   }
   report(st, inv, 'high', 'changes file permissions');
+  // The reference file's mode is copied whole, setuid and setgid bits included.
+  if (reference) report(st, inv, 'critical', "copies another file's permissions, setuid and setgid bits included");
   const mode = reference ? undefined : rest[0];
   const files = reference ? rest : rest.slice(1);
   if (mode) judgeMode(inv, st, mode);
@@ -219,6 +229,8 @@ const chown: Handler = (inv, st) => {
 
 const dd: Handler = (inv, st) => {
   report(st, inv, 'medium', 'copies raw data');
+  let input: Word | undefined;
+  let output: Word | undefined;
   for (const arg of inv.args) {
     const value = arg.value;
     if (value === undefined) {
@@ -230,9 +242,18 @@ const dd: Handler = (inv, st) => {
     if (key === 'if') {
       if (isDiskDevice(operand.value ?? '')) report(st, inv, 'critical', 'reads a whole disk or memory device');
       checkPath(st, inv, operand, 'read');
+      input = operand;
     } else if (key === 'of') {
       checkPath(st, inv, operand, 'write');
+      output = operand;
     }
+  }
+  // Without if=, dd copies its input into the file: running that file later runs this input.
+  if (output && !input) {
+    const stdin = inv.stdin;
+    noteWrittenFile(st, output, stdin.kind === 'text' || stdin.kind === 'pipe' ? stdin.text : undefined);
+  } else if (output && input) {
+    carryOver(st, input, [output]);
   }
 };
 
@@ -244,13 +265,24 @@ const truncate: Handler = (inv, st) => {
   } else {
     report(st, inv, 'high', 'cuts a file to a size, losing what was there');
   }
-  for (const file of files) checkPath(st, inv, file, 'delete');
+  for (const file of files) {
+    checkPath(st, inv, file, 'delete');
+    noteDestroyed(st, inv, file, 'part', say('empties', '清空'));
+  }
 };
 
 const shred: Handler = (inv, st) => {
   report(st, inv, 'critical', 'destroys file contents beyond recovery');
-  const parsed = parseOptions(inv.args, { short: 'nsz', long: ['iterations', 'size', 'random-source', 'remove'] });
+  // -z (add a last pass of zeros) and --remove take no value (`--remove=HOW` only attached): a
+  // value-taking -z would swallow the file it destroys.
+  const parsed = parseOptions(inv.args, {
+    short: 'ns',
+    flags: 'fuvxz',
+    long: ['iterations', 'size', 'random-source'],
+    longFlags: ['remove', 'force', 'verbose', 'exact', 'zero', 'help', 'version'],
+  });
   checkOperands(inv, st, parsed, 'delete');
+  for (const file of parsed.operands) noteDestroyed(st, inv, file, 'part', say('destroys', '销毁'));
 };
 
 const FIND_VALUE = new Set([

@@ -9,6 +9,7 @@ import { DEV_HANDLERS } from './dev.js';
 import { FILE_HANDLERS } from './files.js';
 import { GIT_HANDLERS } from './git.js';
 import { INTERPRETER_HANDLERS } from './interpreters.js';
+import { MACHINE_HANDLERS } from './machines.js';
 import { NETWORK_HANDLERS } from './network.js';
 import { SYSTEM_HANDLERS } from './system.js';
 import type { Handler } from './types.js';
@@ -24,6 +25,7 @@ const HANDLERS = new Map<string, Handler>(
     ...NETWORK_HANDLERS,
     ...SYSTEM_HANDLERS,
     ...DEV_HANDLERS,
+    ...MACHINE_HANDLERS,
     ...DATABASE_HANDLERS,
   }),
 );
@@ -47,6 +49,7 @@ function programName(name: string): string {
   let base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
   if (base.endsWith('.exe')) base = base.slice(0, -4);
   if (base.startsWith('mkfs.') || base.startsWith('fsck.')) return base.slice(0, 4);
+  if (base.startsWith('qemu-system-')) return 'qemu-system';
   return VERSIONED.exec(base)?.[1] ?? base;
 }
 

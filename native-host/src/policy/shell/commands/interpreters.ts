@@ -13,6 +13,7 @@ import {
 } from '../invocation.js';
 import { hasOption, optionValues, parseOptions } from '../options.js';
 import { joinZh, type ShellPhrase } from '../phrases.js';
+import { noteUnseenCode } from '../sandbox-needs.js';
 import type { AnalysisState } from '../state.js';
 import { awkProgramConcern, sedScriptConcern } from '../text-programs.js';
 import type { Word } from '../words.js';
@@ -28,6 +29,7 @@ function inChinese(language: string): string {
 /** A program reading code from its input: a download piped in gets its own, clearer reason. */
 function readsCodeFromInput(inv: Invocation, st: AnalysisState, language: string): void {
   const zh = inChinese(language);
+  noteUnseenCode(inv, st);
   if (inv.stdin.kind === 'pipe' && inv.stdin.download) {
     report(st, inv, 'critical', say(`runs a download as ${language} code`, joinZh('把下载的内容当作', zh, '代码运行')));
     st.effects.runsDownload ??= { excerpt: inv.excerpt };
@@ -70,6 +72,8 @@ function runsScript(
     return;
   }
   report(st, inv, 'high', say(`runs a ${language} script`, joinZh('运行', zh, '脚本')));
+  // A script file NextAI does not read (`source x.sh`, `awk -f x.awk`): it must not leave the sandbox unseen.
+  noteUnseenCode(inv, st);
   checkPath(st, inv, script, 'exec');
   runsWrittenFile(st, inv, script, language);
   checkProgramArguments(st, inv, args, say(`a ${language} script`, joinZh(zh, '脚本')));

@@ -331,11 +331,15 @@ const rsync: Handler = (inv, st) => {
   const recursive = hasOption(parsed, '-r', '--recursive', '-a', '--archive');
   const remote = copyEnds(inv, st, parsed.operands, recursive);
   const target = parsed.operands.at(-1);
+  const deletes = inv.args.some((arg) => /^--(?:delete|del|delete-\w+|remove-source-files)$/.test(arg.value ?? ''));
+  // With an empty or missing source, --delete empties the whole destination: as `rm -r`, whatever it names.
+  if (deletes)
+    report(st, inv, 'critical', 'deletes files the source does not have, or the sources themselves (rsync --delete)');
   if (
+    deletes &&
     parsed.operands.length > 1 &&
     target &&
-    (target.value === undefined || remoteHost(target.value) === undefined) &&
-    inv.args.some((arg) => /^--(?:delete|del|delete-\w+|remove-source-files)$/.test(arg.value ?? ''))
+    (target.value === undefined || remoteHost(target.value) === undefined)
   ) {
     noteDestroyed(st, inv, target, 'tree', say('deletes what the source does not have in', '删除源中没有的内容，位于'));
   }

@@ -1,8 +1,8 @@
-import { say } from '@nextai/shared';
+import { say, type Localized } from '@nextai/shared';
 
-import { checkPath, report } from '../invocation.js';
+import { RUNTIME_ARGS, checkPath, report } from '../invocation.js';
 import { extend, type ShellPhrase } from '../phrases.js';
-import type { Word } from '../words.js';
+import { literalWord, type Word } from '../words.js';
 import type { Handler } from './types.js';
 
 /** The words that are not options. */
@@ -59,7 +59,21 @@ function always(risk: 'critical' | 'high' | 'medium', what: ShellPhrase): Handle
 
 const SIGNAL_OPTION = /^-(?:\d+|[A-Z][A-Z0-9+-]*|s|n)$/;
 
-/** kill: named processes are high; pid 1, -1 (everything) and 0 (this session) are critical. */
+/**
+ * A kill target as bash and procps read a number: blanks around it, a sign, leading zeros
+ * (`-01`, `+1`, `" -1"`, `-0`). Undefined for anything else (a job `%1`, a name).
+ */
+function targetNumber(value: string): number | undefined {
+  const match = /^\s*([+-]?\d+)\s*$/.exec(value);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** `$!` (the job this shell just started) is a process of its own; any other computed target could be -1. */
+function ownBackgroundJob(target: Word): boolean {
+  return /^"?\$(?:!|\{!\})"?$/.test(target.text);
+}
+
+/** kill: named processes are high; pid 1, -1 (everything), 0 (this session) and targets that may be them are critical. */
 const kill: Handler = (inv, st) => {
   const args = inv.args;
   if (args.some((arg) => /^-[lL]$|^--(?:list|table)$/.test(arg.value ?? ''))) return;
@@ -73,17 +87,89 @@ const kill: Handler = (inv, st) => {
   report(st, inv, 'high', 'stops processes');
   for (const target of targets) {
     const value = target.value;
-    if (value === undefined) report(st, inv, 'high', 'stops processes chosen at run time');
-    else if (value === '-1') report(st, inv, 'critical', 'stops every process it may (kill -1)');
-    else if (value === '1') report(st, inv, 'critical', 'stops the init process');
-    else if (value === '0') report(st, inv, 'critical', 'stops every process of this session');
+    if (value === undefined) {
+      // What xargs or fd hand it come from another program's output (`lsof -t`, `pgrep`), and
+      // `$(pgrep …)` is what pgrep selects; any other expansion, arithmetic above all, can be -1.
+      const listing = pidListing(target);
+      if (listing) selectionFindings(listing.program, listing.args, (risk, why) => report(st, inv, risk, why));
+      if (listing || target === RUNTIME_ARGS || ownBackgroundJob(target)) {
+        report(st, inv, 'high', 'stops processes chosen at run time');
+      } else {
+        report(st, inv, 'critical', 'stops processes chosen at run time, which could be every process (-1)');
+      }
+      continue;
+    }
+    const pid = targetNumber(value);
+    if (pid === -1) report(st, inv, 'critical', 'stops every process it may (kill -1)');
+    else if (pid === 1) report(st, inv, 'critical', 'stops the init process');
+    else if (pid === 0) report(st, inv, 'critical', 'stops every process of this session');
   }
 };
 
-const pkill: Handler = (inv, st) => {
-  const args = inv.args;
+/** Process names that the system or the person's session cannot do without. */
+const VITAL_PROCESSES = ['systemd', 'init', 'sshd', 'Xorg', 'Xwayland', 'gnome-shell', 'plasmashell', 'kwin_wayland',
+  'kwin_x11', 'mutter', 'dbus-daemon', 'dbus-broker', 'pipewire', 'wireplumber', 'gdm', 'sddm', 'lightdm', 'login',
+  'NetworkManager', 'polkitd', 'udevd', 'journald']; // prettier-ignore
+/** Names of every shape, for telling a pattern that matches them all. */
+const SAMPLE_NAMES = [...VITAL_PROCESSES, 'a', 'Z', '0', '-', '_', '.', 'kworker/0:1', 'node', 'python3', 'x y'];
+
+/** POSIX classes as JavaScript writes them, for reading pkill's extended regular expressions. */
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: 'A-Za-z0-9', alpha: 'A-Za-z', digit: '0-9', lower: 'a-z', upper: 'A-Z', space: '\\s', blank: ' \\t',
+  punct: '!-\\/:-@\\[-`{-~', print: ' -~', graph: '!-~', cntrl: '\\x00-\\x1f', xdigit: '0-9A-Fa-f', word: '\\w',
+}; // prettier-ignore
+
+/**
+ * Why a process pattern is critical: it matches every process (`.`, `z*`, `''`, `x|`), or the
+ * processes the system and session need. `regex` is false for killall's exact names.
+ */
+function patternConcern(
+  pattern: string,
+  options: { regex: boolean; exact: boolean; ignoreCase: boolean },
+): ShellPhrase | Localized | undefined {
+  let matcher: (name: string) => boolean;
+  if (options.regex) {
+    let re: RegExp;
+    try {
+      const source = pattern.replace(/\[:(\w+):\]/g, (whole, name: string) => POSIX_CLASSES[name] ?? whole);
+      re = new RegExp(options.exact ? `^(?:${source})$` : source, options.ignoreCase ? 'i' : '');
+    } catch {
+      return say(
+        `stops processes matching a pattern the analyser cannot read (${pattern})`,
+        `停止与分析器无法理解的模式（${pattern}）匹配的进程`,
+      );
+    }
+    matcher = (name) => re.test(name);
+  } else {
+    matcher = (name) => (options.ignoreCase ? name.toLowerCase() === pattern.toLowerCase() : name === pattern);
+  }
+  if (SAMPLE_NAMES.every(matcher) || (options.regex && !options.exact && matcher(''))) {
+    return 'stops every process (the pattern matches all names)';
+  }
+  const vital = VITAL_PROCESSES.filter(matcher);
+  if (vital.length > 0) {
+    return say(
+      `stops processes the system or your session needs (${vital.join(', ')})`,
+      `停止系统或你的会话所需的进程（${vital.join('、')}）`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * What a pkill/pgrep-style selection of processes reaches, reported through `raise`: every
+ * process, a user's, or the ones the system needs. `program` is pkill, pgrep, killall, pidof or skill.
+ */
+function selectionFindings(
+  program: string,
+  args: readonly Word[],
+  raise: (risk: 'high' | 'critical', why: ShellPhrase | Localized) => void,
+): void {
   const operands: Word[] = [];
   let allOfUser = false;
+  let exact = program === 'pidof';
+  let ignoreCase = false;
+  let regex = program === 'pkill' || program === 'pgrep' || program === 'skill';
   for (let index = 0; index < args.length; index++) {
     const value = args[index]?.value;
     if (value === undefined) {
@@ -95,19 +181,46 @@ const pkill: Handler = (inv, st) => {
       index += 1;
       continue;
     }
-    if (value === '-v' || value === '--inverse')
-      report(st, inv, 'critical', 'stops every process except the ones named');
+    if (value === '-v' || value === '--inverse') raise('critical', 'stops every process except the ones named');
+    if (value === '-x' || value === '--exact') exact = true;
+    if (value === '-r' || value === '--regexp') regex = true;
+    if ((value === '-i' && /^p/.test(program)) || value === '-I' || value === '--ignore-case') ignoreCase = true;
     if (value.startsWith('-')) continue;
     operands.push(args[index] as Word);
   }
-  report(st, inv, 'high', 'stops processes by name');
-  const pattern = operands[0];
-  if (inv.program === 'killall5') report(st, inv, 'critical', 'stops every process');
-  if (operands.length === 0 && allOfUser) report(st, inv, 'critical', "stops all of a user's processes");
-  if (pattern?.value !== undefined && /^(?:\.\*?|\^|\.\+|\\w\*|)$/.test(pattern.value)) {
-    report(st, inv, 'critical', 'stops every process (the pattern matches all names)');
+  if (program === 'killall5') raise('critical', 'stops every process');
+  if (operands.length === 0 && allOfUser) raise('critical', "stops all of a user's processes");
+  // pkill and pgrep take one pattern; killall and pidof one name or pattern each.
+  const patterns = program === 'pkill' || program === 'pgrep' ? operands.slice(0, 1) : operands;
+  for (const pattern of patterns) {
+    if (pattern.value === undefined) {
+      raise('critical', 'stops processes by a pattern computed at run time, which could match every process');
+      continue;
+    }
+    const why = patternConcern(pattern.value, {
+      regex,
+      exact: exact && (program === 'pkill' || program === 'pgrep' || program === 'pidof'),
+      ignoreCase,
+    });
+    if (why) raise('critical', why);
   }
+}
+
+const pkill: Handler = (inv, st) => {
+  report(st, inv, 'high', 'stops processes by name');
+  selectionFindings(inv.program, inv.args, (risk, why) => report(st, inv, risk, why));
 };
+
+/**
+ * `kill $(pgrep ARGS)`, `kill \`pidof NAME\``: the pids come from pgrep or pidof, so they are what
+ * that selection reaches. Its arguments are words without expansions; anything else is unknown.
+ */
+function pidListing(target: Word): { program: string; args: Word[] } | undefined {
+  const match = /^"?(?:\$\(|`)\s*(pgrep|pidof)\b([^$`()\\]*)(?:\)|`)"?$/.exec(target.text);
+  if (!match) return undefined;
+  const words = (match[2] ?? '').match(/'[^']*'|"[^"]*"|[^\s'"]+/g) ?? [];
+  return { program: match[1] as string, args: words.map((word) => literalWord(word.replace(/^(['"])(.*)\1$/s, '$2'))) };
+}
 
 /** `ip OBJECT [COMMAND]`: show/list is fine, add/del/set/flush changes the network. */
 const ip: Handler = (inv, st) => {

@@ -159,9 +159,25 @@ const xargs: Handler = (inv, st) => {
     );
     runInner(st, inv, replaced, { stdin });
   } else {
-    runInner(st, inv, [...words, RUNTIME_ARGS], { stdin });
+    const given = hasOption(parsed, '-a', '--arg-file', '-0', '--null', '-d', '--delimiter', '-E', '-e', '--eof')
+      ? undefined
+      : fixedInput(inv);
+    runInner(st, inv, [...words, ...(given ?? [RUNTIME_ARGS])], { stdin });
   }
 };
+
+/**
+ * The arguments xargs reads when its input is fixed text (`echo -1 | xargs kill`): the words of
+ * that text. Quotes and backslashes, which xargs interprets, leave them unknown.
+ */
+function fixedInput(inv: Invocation): Word[] | undefined {
+  const text = inv.stdin.kind === 'pipe' || inv.stdin.kind === 'text' ? inv.stdin.text : undefined;
+  if (text === undefined || /["'\\]/.test(text)) return undefined;
+  return text
+    .split(/\s+/)
+    .filter((word) => word !== '')
+    .map(literalWord);
+}
 
 const tracer: Handler = (inv, st) => {
   const parsed = parseOptions(inv.args, {
@@ -265,6 +281,85 @@ const pkexec: Handler = (inv, st) => {
   });
   report(st, inv, 'critical', 'runs a command with raised privileges (pkexec)');
   runInner(st, inv, parsed.operands);
+};
+
+/** run0 (systemd): sudo's replacement, through the service manager. */
+const run0: Handler = (inv, st) => {
+  const parsed = parseOptions(inv.args, {
+    short: 'ugDpM',
+    long: ['user', 'group', 'chdir', 'nice', 'setenv', 'unit', 'property', 'description', 'slice', 'machine',
+      'shell-prompt-prefix', 'background'],
+    longFlags: ['no-ask-password', 'slice-inherit', 'pty', 'pipe', 'via-shell', 'help', 'version'],
+    stopAtOperand: true,
+  }); // prettier-ignore
+  report(
+    st,
+    inv,
+    'critical',
+    say(`runs a command with raised privileges (${inv.program})`, `以提升的权限运行命令（${inv.program}）`),
+  );
+  unknownOptions(inv, st, parsed);
+  runInner(st, inv, parsed.operands);
+};
+
+/** please (a sudo alternative): `please [-t user] [-d dir] command`; pleaseedit edits files as root. */
+const please: Handler = (inv, st) => {
+  const parsed = parseOptions(inv.args, {
+    short: 'cdrtua',
+    flags: 'hlnpvw',
+    long: ['check', 'dir', 'reason', 'target', 'user', 'allowenv'],
+    longFlags: ['help', 'list', 'noprompt', 'purge', 'version', 'warm'],
+    stopAtOperand: true,
+  }); // prettier-ignore
+  report(
+    st,
+    inv,
+    'critical',
+    say(`runs a command with raised privileges (${inv.program})`, `以提升的权限运行命令（${inv.program}）`),
+  );
+  unknownOptions(inv, st, parsed);
+  if (inv.program === 'please') runInner(st, inv, parsed.operands);
+};
+
+/**
+ * Graphical and Kerberos front ends of su and sudo (gksudo, kdesu, lxqt-sudo, ksu…): a command
+ * given with -c is shell text; otherwise the operands name it.
+ */
+const suFrontEnd: Handler = (inv, st) => {
+  report(
+    st,
+    inv,
+    'critical',
+    say(`runs a command as another user (${inv.program})`, `以另一个用户的身份运行命令（${inv.program}）`),
+  );
+  const at = inv.args.findIndex((arg) => arg.value === '-c' || arg.value === '--command' || arg.value === '-e');
+  if (at >= 0) {
+    const rest = inv.args.slice(at + 1);
+    if (inv.args[at]?.value === '-e') runInner(st, inv, rest);
+    else runShellText(st, inv, joinedValue(rest), 'runs a command as another user');
+    return;
+  }
+  const command = inv.args.findIndex((arg) => arg.value === undefined || !arg.value.startsWith('-'));
+  if (command >= 0) runInner(st, inv, inv.args.slice(command));
+};
+
+/** machinectl: looking is harmless; `shell`/`login` open a shell, even root's on the host (`root@.host`). */
+const machinectl: Handler = (inv, st) => {
+  const verb = inv.args.find((arg) => arg.value === undefined || !arg.value.startsWith('-'));
+  if (
+    verb?.value !== undefined &&
+    /^(?:list|list-images|list-transfers|status|show|show-image|image-status)$/.test(verb.value)
+  )
+    return;
+  report(
+    st,
+    inv,
+    'critical',
+    say(
+      `opens a shell or changes containers and machines through systemd (machinectl ${verb?.text ?? ''})`,
+      `通过 systemd 打开 shell 或更改容器和虚拟机（machinectl ${verb?.text ?? ''}）`,
+    ),
+  );
 };
 
 const sg: Handler = (inv, st) => {
@@ -473,6 +568,20 @@ export const WRAPPER_HANDLERS: Record<string, Handler> = {
   },
   script,
   sudo,
+  'sudo-rs': sudo,
+  'sudoedit-rs': (inv, st) => report(st, inv, 'critical', 'edits files with raised privileges (sudoedit)'),
+  run0,
+  please,
+  pleaseedit: please,
+  gksu: suFrontEnd,
+  gksudo: suFrontEnd,
+  kdesu: suFrontEnd,
+  kdesudo: suFrontEnd,
+  'lxqt-sudo': suFrontEnd,
+  lxsudo: suFrontEnd,
+  ksu: suFrontEnd,
+  beesu: suFrontEnd,
+  machinectl,
   sudoedit: (inv, st) => report(st, inv, 'critical', 'edits files with raised privileges (sudoedit)'),
   su,
   runuser: su,
