@@ -266,6 +266,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     return { session: sessionView(session) };
   });
   peer.handle('sessions.delete', async ({ id }) => {
+    // A conversation deleted is gone for good: the person's call, not the agent's.
+    await asPerson('delete conversations', 'sessions.delete');
     runs.sessions.get(id);
     for (const run of runs.list({ sessionId: id, state: 'active', limit: 1000 })) {
       await runs.stop(run.id, 'its session was deleted');
