@@ -13,7 +13,7 @@ export * from './tools/catalog.js';
 export * from './tools/common-schemas.js';
 export * from './tools/define-tool.js';
 export * from './tools/derive.js';
-export * from './tools/titles-zh.js';
+export * from './tools/resources.js';
 export { SYSTEM_INFO_CATEGORIES } from './tools/catalog-system.js';
 export * from './tools/handler-table.js';
 export * from './protocol/peers.js';

@@ -56,7 +56,7 @@ export async function benchDecision(): Promise<string[]> {
         tool,
         analysis: assessment.analysis,
         guards: assessment.guards,
-        requiredLevel: requiredLevel(tool.name, input, assessment.analysis.risk),
+        requiredLevel: requiredLevel(tool, input, assessment.analysis.risk),
         permissionLevel: security.permission_level,
         project: { name: 'default', template: 'development', policy: TEMPLATES.development.policy },
       });

@@ -28,10 +28,10 @@ describe('the focused window, for judging keys', () => {
       expect(focused).toMatchObject({ id: listed?.id, app: 'xterm', pid: second.child.pid, focused: true });
 
       const input = terminalInputOn(desktop, 'linux');
-      const typed = await input.judge('type_text', { text: 'rm -rf ~' });
+      const typed = await input.judge({ typed: 'rm -rf ~' });
       expect(await typed?.confirm()).toBeUndefined();
       typed?.settle('sent');
-      const enter = await input.judge('key_press', { keys: ['enter'] });
+      const enter = await input.judge({ keys: ['enter'] });
       expect(enter?.submission).toMatchObject({ scripts: [{ text: 'rm -rf ~' }] });
       expect(enter?.submission?.action.en).toMatch(/^presses enter in the terminal xterm "nx-focus-two"$/);
 

@@ -1,15 +1,16 @@
+import { TOOL_NAMES } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import {
   estimateImageTokens,
   estimateTokens,
+  isUntrustedOutput,
   neutraliseUntrustedTags,
   planSummary,
   retainRecentImages,
   toToolResult,
   truncateMiddle,
   UNTRUSTED_DATA_INSTRUCTION,
-  UNTRUSTED_TOOLS,
   wrapUntrusted,
   type ReadBlob,
 } from './context.js';
@@ -222,7 +223,7 @@ describe('toToolResult', () => {
 
 describe('untrusted tools', () => {
   it('are the reading tools plus the ones echoing outside content, minus the trusted ones', () => {
-    expect([...UNTRUSTED_TOOLS].sort()).toEqual(
+    expect(TOOL_NAMES.filter(isUntrustedOutput).sort()).toEqual(
       [
         'app_list',
         'bash_execute',

@@ -7,6 +7,7 @@ import {
   TOOL_NAMES,
   describeZodError,
   getTool,
+  resourcesOf,
   say,
   toAppError,
   translationsOf,
@@ -19,25 +20,22 @@ import {
   type Localized,
   type Platform,
   type PromptRules,
+  type ToolCategory,
   type ToolError,
   type ToolInfo,
   type ToolOutcome,
   type ToolResult,
-  type BrowserCallContext,
   type NavigationRules,
-  type SensitiveKind,
   type SensitiveTarget,
   type UploadFile,
 } from '@nextai/shared';
 
-import type { BrowserBackend, InspectedTool, InspectResult } from '../browser/backend.js';
-import { ExtensionBackend } from '../browser/backend.js';
+import type { BrowserBackend } from '../browser/backend.js';
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
-import { normalizeKey } from '../platform/keys.js';
 import type { Assessment } from '../policy/assess.js';
 import { withSubmission } from '../policy/channels/submitted-lines.js';
-import type { KeyboardJudgement, TerminalInput, TerminalSubmission } from '../policy/channels/terminal-input.js';
+import type { KeyboardJudgement, TerminalInput } from '../policy/channels/terminal-input.js';
 import { decide } from '../policy/decide.js';
 import { effectiveRisk, runsConfined } from '../policy/sandbox-plan.js';
 import { requiredLevel } from '../policy/permission-levels.js';
@@ -46,10 +44,12 @@ import type { WebProvenance } from '../policy/web-provenance.js';
 import { isUnavailable, type HostHandlers, type SandboxPlacement, type ToolContext } from '../tools/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
+import { BrowserRouting, type Availability } from './browser-routing.js';
 import type { ClientConnection } from './client-connection.js';
 import type { EmergencyState } from './emergency-stop.js';
 import type { EventLog } from './event-log.js';
 import type { AgentInputActivity } from './identity/agent-input.js';
+import { personsTab, sensitiveTarget, stageWebText, webSignals, type WebSignals } from './web-signals.js';
 
 export interface ToolCallRequest {
   name: string;
@@ -101,41 +101,14 @@ export interface ToolGatewayOptions {
   agentInput?: AgentInputActivity;
 }
 
-/** The tools that move the person's pointer or type on their keyboard. */
-const INPUT_CATEGORIES = new Set(['mouse', 'keyboard']);
+/** The categories of the tools that move the person's pointer or type on their keyboard. */
+const INPUT_CATEGORIES: ReadonlySet<ToolCategory> = new Set(['mouse', 'keyboard']);
 
 /** What a line submitted in a terminal is judged as. */
 const BASH_EXECUTE = getTool('bash_execute') as AnyTool;
 
 /** Failures of a keyboard call that sent no key at all. */
 const NOTHING_SENT: ReadonlySet<ErrorCode> = new Set(['INVALID_INPUT', 'UNAVAILABLE', 'TARGET_CHANGED']);
-
-/** What the call does that a page may have asked for, or that touches the person's own tabs. */
-interface WebSignals {
-  webContent?: { reason: Localized } | undefined;
-  tabAccess?: { reason: Localized } | undefined;
-  sensitive?: SensitiveTarget | undefined;
-  /** The page text found in typed or clipboard text (what Enter or a paste would then submit). */
-  webText?: string | undefined;
-  /** What the keys run in the terminal in front: judged as those commands. */
-  terminal?: TerminalSubmission | undefined;
-}
-
-/** What each sensitive page action is, for the Chinese approval card (the page describes it in English). */
-const SENSITIVE_KIND_ZH: Record<SensitiveKind, string> = {
-  credential_submit: '提交登录表单',
-  payment_submit: '提交付款',
-  send_message: '发送消息',
-  download: '下载文件',
-  credential_entry: '在密码框中输入',
-  payment_entry: '在银行卡字段中输入',
-  file_upload: '把这台电脑上的文件发送给网站',
-};
-
-/** browser_interact actions whose target the page is asked about before the policy decides. */
-const INSPECTED_ACTIONS = new Set(['click', 'press', 'fill', 'select', 'check', 'uncheck', 'upload']);
-
-type Availability = { available: true } | { available: false; reason: string };
 
 interface RunningCall {
   controller: AbortController;
@@ -152,8 +125,11 @@ export class ToolGateway {
   private readonly running = new Set<RunningCall>();
   /** Keyboard calls decided and not yet finished, by call id: checked again right before the keys go out. */
   private readonly keyboardCalls = new Map<string, KeyboardJudgement>();
+  private readonly browser: BrowserRouting;
 
-  constructor(private readonly options: ToolGatewayOptions) {}
+  constructor(private readonly options: ToolGatewayOptions) {
+    this.browser = new BrowserRouting(options);
+  }
 
   list(): ToolInfo[] {
     return TOOL_CATALOG.map((tool) => {
@@ -198,10 +174,8 @@ export class ToolGateway {
    */
   async call(request: ToolCallRequest, context: CallContext): Promise<ToolResult> {
     const tool = this.lookup(request.name);
-    // The daemon's headless browser stays open for a browser call from here to its end: the
-    // person may take longer over its approval than the browser's idle time, and the tab the
-    // call was asked about must still be there when it runs.
-    const release = tool.runsIn === 'extension' ? this.options.headless?.()?.hold?.() : undefined;
+    // A browser call keeps the daemon's headless browser open until it ends (BrowserRouting.hold).
+    const release = this.browser.hold(tool);
     try {
       return await this.decideAndRun(tool, request, context);
     } finally {
@@ -251,53 +225,35 @@ export class ToolGateway {
       return finish(failure('INVALID_INPUT', message));
     }
     let input = parsed.data as Record<string, unknown>;
-    let signals = this.webSignals(tool, input, context);
+    // What the call touches, as its tool declares: what every step below looks at.
+    const resources = resourcesOf(tool, input);
+    let signals = webSignals(resources, context.runId, this.options.webProvenance);
     // Keys into a terminal run what they submit there: judged as those commands (issue #16).
-    const keyboard = await this.options.terminalInput?.judge(tool.name, input);
+    const keyboard = await this.options.terminalInput?.judge(resources);
     if (keyboard) this.keyboardCalls.set(callId, keyboard);
     if (keyboard?.submission) signals = { ...signals, terminal: keyboard.submission };
     let evaluated = this.evaluate(tool, input, context, signals);
     // `attach` without a tab_id means "the tab the person has in front of them": which one that is
     // is settled now and pinned into the call, so the tab approved is the tab attached — not
     // whichever is in front when the answer comes.
-    if (tool.name === 'browser_tabs' && input.action === 'attach' && evaluated.decision.action !== 'always_block') {
-      const pinned = await this.pinTab(input, callId, context);
+    if (resources.personsTab && evaluated.decision.action !== 'always_block') {
+      const pinned = await this.browser.pinTab(input, callId, context);
       if (!pinned.ok) {
         audit({ kind: 'decision', parameters: input, result: 'invalid_input', reason: pinned.message });
         return finish(failure('INVALID_INPUT', pinned.message));
       }
       input = pinned.input;
-      if (pinned.target) {
-        signals = {
-          ...signals,
-          tabAccess: {
-            reason: say(
-              `lets the agent work in a tab you opened yourself (your own, maybe signed-in, page): ${pinned.target}`,
-              `会让智能体在你自己打开的标签页里操作（你自己的、可能已登录的页面）：${pinned.target}`,
-            ),
-          },
-        };
-      }
+      if (pinned.target) signals = { ...signals, ...personsTab(pinned.target) };
       evaluated = this.evaluate(tool, input, context, signals);
     }
     // A page action is described by the page before the decision: a sign-in or payment form, a
     // "Send" button, a download. Nothing runs yet; a blocked call is not even looked at.
-    if (
-      tool.name === 'browser_interact' &&
-      evaluated.decision.action !== 'always_block' &&
-      INSPECTED_ACTIONS.has(String(input.action))
-    ) {
-      const inspected = await this.inspectTarget(input, callId, context);
+    if (resources.pageTarget && evaluated.decision.action !== 'always_block') {
+      const inspected = await this.browser.inspectElement(input, callId, context);
       if (inspected?.sensitive) {
         signals = {
           ...signals,
-          sensitive: inspected.sensitive,
-          webContent: {
-            reason: say(
-              `${String(input.action)} ${inspected.sensitive.reason}${inspected.target ? ` — ${inspected.target}` : ''}`,
-              `${SENSITIVE_KIND_ZH[inspected.sensitive.kind]}${inspected.target ? `（${inspected.target}）` : ''}`,
-            ),
-          },
+          ...sensitiveTarget(resources.pageTarget.action, inspected.sensitive, inspected.target),
         };
         evaluated = this.evaluate(tool, input, context, signals);
       }
@@ -311,22 +267,7 @@ export class ToolGateway {
       action: decision.action,
       layer: decision.layer,
       reason: decision.reason,
-      details: {
-        findings: decision.findings,
-        ...(decision.sandbox
-          ? {
-              sandbox: {
-                sandboxed: decision.sandbox.sandboxed,
-                mechanism: decision.sandbox.mechanism,
-                network: decision.sandbox.network,
-                writable: decision.sandbox.writable,
-                hidden: decision.sandbox.hidden,
-                escapes: decision.sandbox.escapes,
-                ...(decision.sandbox.unavailable ? { unavailable: decision.sandbox.unavailable } : {}),
-              },
-            }
-          : {}),
-      },
+      details: decisionDetails(decision),
     });
 
     if (decision.action === 'always_block') {
@@ -343,63 +284,17 @@ export class ToolGateway {
       );
     }
     if (decision.action === 'require_approval') {
-      // A run resumed after a restart repeats its call: it gets the answer given (or still to be
-      // given) to the request it already made, and the person is not asked twice.
-      const earlier =
-        context.runId && request.call_id
-          ? this.options.approvals.findForRunCall(context.runId, callId, tool.name, input, {
-              decision,
-              sensitive: signals.sensitive?.kind,
-            })
-          : undefined;
-      const approval =
-        earlier ??
-        this.options.approvals.request({
-          callId,
-          runId: context.runId,
-          project: evaluated.project,
-          source: context.source,
-          tool: tool.name,
-          input,
-          decision,
-          sensitive: signals.sensitive?.kind,
-        });
-      const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
-      context.cancel?.addEventListener('abort', onCancel, { once: true });
-      const answer = await this.options.approvals.wait(approval.id);
-      context.cancel?.removeEventListener('abort', onCancel);
-      const answered = this.options.approvals.get(approval.id);
-      audit({
-        kind: 'approval',
-        action: decision.action,
-        result: answer.status,
-        actor: answered.answered_by ?? 'unknown',
-        reason: answer.status === 'approved' ? `approved (${answer.scope})` : (answered.message ?? answer.status),
-        details: { approval_id: approval.id },
+      const refused = await this.ask({
+        tool,
+        input,
+        callId,
+        request,
+        context,
+        evaluated,
+        sensitive: signals.sensitive,
+        audit,
       });
-      if (answer.status === 'denied') {
-        const said = answer.message;
-        return finish(
-          failure(
-            'APPROVAL_DENIED',
-            say(
-              `The person denied this ${tool.name} call.${said ? ` They said: "${said}"` : ''}`,
-              `你拒绝了这次 ${tool.name} 调用。${said ? `你说：“${said}”` : ''}`,
-            ),
-          ),
-        );
-      }
-      if (answer.status === 'cancelled') {
-        return finish(
-          failure(
-            'APPROVAL_CANCELLED',
-            say(
-              `The approval request was closed unanswered (${answer.message}).`,
-              `审批请求在回答前被关闭（${answer.message}）。`,
-            ),
-          ),
-        );
-      }
+      if (refused) return finish(refused);
     }
     if (decision.action === 'notify_only') {
       const sent = await this.options.notify(`NextAI Agent: ${tool.title}`, decision.reason);
@@ -427,7 +322,7 @@ export class ToolGateway {
     keyboard?.settle(outcome.ok ? 'sent' : NOTHING_SENT.has(outcome.error.code) ? 'not_sent' : 'partly');
     if (outcome.ok && context.runId) {
       this.options.webProvenance?.record(context.runId, tool.name, outcome.output);
-      this.stageWebText(tool, input, context.runId, signals);
+      stageWebText(resources, context.runId, signals, this.options.webProvenance);
     }
     audit({
       kind: 'execution',
@@ -436,6 +331,78 @@ export class ToolGateway {
       ...(outcome.ok ? {} : { error: `${outcome.error.code}: ${outcome.error.message}` }),
     });
     return finish(outcome);
+  }
+
+  /**
+   * Asks a person about a call the policy wants approved, and waits for the answer: the refusal
+   * as the call's outcome, or undefined when it was approved.
+   */
+  private async ask(call: {
+    tool: AnyTool;
+    input: Record<string, unknown>;
+    callId: string;
+    request: ToolCallRequest;
+    context: CallContext;
+    evaluated: { decision: Decision; project: string };
+    sensitive: SensitiveTarget | undefined;
+    audit: (entry: Omit<AuditEntry, 'call_id' | 'tool' | 'source'>) => unknown;
+  }): Promise<ToolOutcome | undefined> {
+    const { tool, input, callId, request, context, audit } = call;
+    const { decision, project } = call.evaluated;
+    // A run resumed after a restart repeats its call: it gets the answer given (or still to be
+    // given) to the request it already made, and the person is not asked twice.
+    const earlier =
+      context.runId && request.call_id
+        ? this.options.approvals.findForRunCall(context.runId, callId, tool.name, input, {
+            decision,
+            sensitive: call.sensitive?.kind,
+          })
+        : undefined;
+    const approval =
+      earlier ??
+      this.options.approvals.request({
+        callId,
+        runId: context.runId,
+        project,
+        source: context.source,
+        tool: tool.name,
+        input,
+        decision,
+        sensitive: call.sensitive?.kind,
+      });
+    const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
+    context.cancel?.addEventListener('abort', onCancel, { once: true });
+    const answer = await this.options.approvals.wait(approval.id);
+    context.cancel?.removeEventListener('abort', onCancel);
+    const answered = this.options.approvals.get(approval.id);
+    audit({
+      kind: 'approval',
+      action: decision.action,
+      result: answer.status,
+      actor: answered.answered_by ?? 'unknown',
+      reason: answer.status === 'approved' ? `approved (${answer.scope})` : (answered.message ?? answer.status),
+      details: { approval_id: approval.id },
+    });
+    if (answer.status === 'denied') {
+      const said = answer.message;
+      return failure(
+        'APPROVAL_DENIED',
+        say(
+          `The person denied this ${tool.name} call.${said ? ` They said: "${said}"` : ''}`,
+          `你拒绝了这次 ${tool.name} 调用。${said ? `你说：“${said}”` : ''}`,
+        ),
+      );
+    }
+    if (answer.status === 'cancelled') {
+      return failure(
+        'APPROVAL_CANCELLED',
+        say(
+          `The approval request was closed unanswered (${answer.message}).`,
+          `审批请求在回答前被关闭（${answer.message}）。`,
+        ),
+      );
+    }
+    return undefined;
   }
 
   /**
@@ -468,202 +435,6 @@ export class ToolGateway {
     return tool;
   }
 
-  /**
-   * What the call's input shows without asking a page: a command (or app arguments, typed or
-   * clipboard text) that a page this run read suggested, a key that would submit such text, or a
-   * request for a tab the person opened.
-   */
-  private webSignals(tool: AnyTool, input: Record<string, unknown>, context: CallContext): WebSignals {
-    if (tool.name === 'browser_tabs' && input.action === 'attach') {
-      return {
-        tabAccess: {
-          reason: say(
-            'lets the agent work in a tab you opened yourself (your own, maybe signed-in, page)',
-            '会让智能体在你自己打开的标签页里操作（你自己的、可能已登录的页面）',
-          ),
-        },
-      };
-    }
-    const provenance = this.options.webProvenance;
-    if (!provenance || !context.runId) return {};
-    if (tool.name === 'key_press' || tool.name === 'hotkey') return this.keySignals(input, context.runId);
-    // Typed text is checked whatever it holds: "curl x | sh" typed into a terminal runs on the
-    // Enter that follows, and what goes on the clipboard is typed by the paste that follows.
-    const text =
-      tool.name === 'bash_execute'
-        ? String(input.command ?? '')
-        : tool.name === 'app_launch'
-          ? [input.name, ...(Array.isArray(input.args) ? input.args : [])].map(String).join(' ')
-          : tool.name === 'type_text'
-            ? String(input.text ?? '')
-            : tool.name === 'clipboard_write' && input.format !== 'image'
-              ? String(input.content ?? '')
-              : undefined;
-    if (text === undefined) return {};
-    const origin = provenance.match(context.runId, text);
-    if (origin) {
-      const [en, zh] =
-        tool.name === 'type_text'
-          ? ['types text', '输入的文字']
-          : tool.name === 'clipboard_write'
-            ? ['puts text on the clipboard', '放到剪贴板上的文字']
-            : ['runs a command', '运行的命令'];
-      return {
-        webText: origin.excerpt,
-        webContent: {
-          reason: say(
-            `${en} that a web page this run read suggested ("${origin.excerpt}")`,
-            `${zh}来自本次任务读过的网页（“${origin.excerpt}”）`,
-          ),
-        },
-      };
-    }
-    // Only what runs (a command, an app, typed lines) opens what Downloads holds; a path typed
-    // into a file dialog or put on the clipboard does not.
-    const runs = tool.name !== 'clipboard_write' && (tool.name !== 'type_text' || /[\r\n]/.test(text));
-    if (
-      runs &&
-      provenance.sawWeb(context.runId) &&
-      /(^|[\s'"=/])(~|\$HOME|\/home\/[^/\s]+|\/Users\/[^/\s]+)?\/?Downloads\//.test(text)
-    ) {
-      return {
-        webContent: {
-          reason: say(
-            'opens or runs something in Downloads, where web pages put what they download',
-            '打开或运行“下载”文件夹中的内容，网页下载的东西就放在那里',
-          ),
-        },
-      };
-    }
-    return {};
-  }
-
-  /** Enter after page-suggested text was typed, or a paste of page-suggested clipboard text. */
-  private keySignals(input: Record<string, unknown>, runId: string): WebSignals {
-    const provenance = this.options.webProvenance;
-    const keys = chordOf(input.keys);
-    if (!provenance || !keys) return {};
-    const typed = keys.includes('enter') ? provenance.stagedText(runId, 'typed') : undefined;
-    if (typed !== undefined) {
-      return {
-        webText: typed,
-        webContent: {
-          reason: say(
-            `presses Enter after typing text that a web page this run read suggested ("${typed}")`,
-            `在输入来自本次任务读过的网页的文字（“${typed}”）之后按回车`,
-          ),
-        },
-      };
-    }
-    const clipboard = isPaste(keys) ? provenance.stagedText(runId, 'clipboard') : undefined;
-    if (clipboard !== undefined) {
-      return {
-        webText: clipboard,
-        webContent: {
-          reason: say(
-            `pastes text that a web page this run read suggested ("${clipboard}")`,
-            `粘贴来自本次任务读过的网页的文字（“${clipboard}”）`,
-          ),
-        },
-      };
-    }
-    return {};
-  }
-
-  /**
-   * After a call ran: page-suggested text now typed (Enter would submit it) or on the clipboard
-   * (a paste would type it), so that key is asked about as the text was.
-   */
-  private stageWebText(tool: AnyTool, input: Record<string, unknown>, runId: string, signals: WebSignals): void {
-    const provenance = this.options.webProvenance;
-    if (!provenance) return;
-    switch (tool.name) {
-      case 'type_text':
-        // Other text typed after it does not take it out of the field: only Enter sends it.
-        if (signals.webText !== undefined) provenance.stage(runId, 'typed', signals.webText);
-        return;
-      case 'clipboard_write':
-        // The clipboard holds one thing: what was put there last.
-        provenance.stage(runId, 'clipboard', signals.webText);
-        return;
-      case 'key_press':
-      case 'hotkey': {
-        const keys = chordOf(input.keys);
-        if (!keys) return;
-        const clipboard = provenance.stagedText(runId, 'clipboard');
-        if (isPaste(keys) && clipboard !== undefined) provenance.stage(runId, 'typed', clipboard);
-        else if (keys.includes('enter')) provenance.stage(runId, 'typed', undefined);
-        return;
-      }
-    }
-  }
-
-  /**
-   * browser_tabs attach: the tab it would take, asked of the browser before the policy decides
-   * and pinned into the input. Without a tab_id, a browser that cannot say which tab it means
-   * gets the call refused (the model lists the tabs and names one): an unpinned attach could take
-   * a tab the person never saw on the approval card.
-   */
-  private async pinTab(
-    input: Record<string, unknown>,
-    callId: string,
-    context: CallContext,
-  ): Promise<{ ok: true; input: Record<string, unknown>; target?: string } | { ok: false; message: string }> {
-    const inspected = await this.inspectTarget(input, callId, context, 'browser_tabs');
-    const tabId = inspected?.tab_id ?? (typeof input.tab_id === 'number' ? input.tab_id : undefined);
-    if (tabId === undefined || (input.tab_id !== undefined && tabId !== input.tab_id)) {
-      if (inspected?.error) this.options.log.info('the browser did not name the tab to attach', inspected.error);
-      return {
-        ok: false,
-        message:
-          'browser_tabs attach needs a tab_id here: the browser could not tell which tab the person has in front. List the tabs with browser_tabs {"action":"list"} and attach the one the person means by its tab_id.',
-      };
-    }
-    // The browser's words for the tab (its title comes from the page): kept short on the card.
-    const target = inspected?.target?.slice(0, 200);
-    return { ok: true, input: { ...input, tab_id: tabId }, ...(target ? { target } : {}) };
-  }
-
-  private async inspectTarget(
-    input: Record<string, unknown>,
-    callId: string,
-    context: CallContext,
-    tool: InspectedTool = 'browser_interact',
-  ): Promise<InspectResult | undefined> {
-    const backend = this.browserBackend();
-    if (!backend) return undefined;
-    try {
-      return await backend.inspect(input, callId, this.browserContext(context, [], undefined), tool);
-    } catch (error) {
-      // Without a description the call still runs with nothing sensitive approved: the page agent
-      // refuses a sensitive target itself (TARGET_CHANGED), so this fails closed.
-      this.options.log.warn('could not inspect the page before deciding', { error: (error as Error).message });
-      return undefined;
-    }
-  }
-
-  private browserContext(
-    context: CallContext,
-    allow: SensitiveTarget['kind'][],
-    file: UploadFile | undefined,
-  ): BrowserCallContext {
-    return {
-      ...(context.runId ? { run_id: context.runId } : {}),
-      allow_sensitive: allow,
-      ...(this.options.navigationRules ? { navigation: this.options.navigationRules(context.grant) } : {}),
-      ...(file ? { file } : {}),
-    };
-  }
-
-  /** The extension of the most recent browser that can run browser tools, else the headless browser. */
-  private browserBackend(): BrowserBackend | undefined {
-    const client = this.options
-      .browserClients()
-      .find((candidate) => candidate.info?.tools.some((name) => getTool(name)?.runsIn === 'extension'));
-    if (client) return new ExtensionBackend(client, this.options.extensionTimeoutMs ?? 120_000);
-    return this.options.headless?.();
-  }
-
   private evaluate(
     tool: AnyTool,
     input: Record<string, unknown>,
@@ -685,7 +456,7 @@ export class ToolGateway {
       tool,
       analysis: assessment.analysis,
       guards: assessment.guards,
-      requiredLevel: requiredLevel(tool.name, input, effectiveRisk(assessment.analysis.risk, assessment.sandbox?.plan)),
+      requiredLevel: requiredLevel(tool, input, effectiveRisk(assessment.analysis.risk, assessment.sandbox?.plan)),
       permissionLevel: security.permission_level,
       project: { name: project.name, template: project.template ?? undefined, policy: project.approval },
       promptRules: context.promptRules,
@@ -777,17 +548,7 @@ export class ToolGateway {
       const entry = this.options.handlers[tool.name];
       return isUnavailable(entry) ? { available: false, reason: entry.unavailable } : { available: true };
     }
-    const clients = this.options.browserClients();
-    if (clients.some((client) => client.info?.tools.includes(tool.name))) return { available: true };
-    if (this.options.headless?.()) return { available: true };
-    if (clients.length === 0) {
-      return {
-        available: false,
-        reason:
-          'No browser with the NextAI extension is connected, and no Chrome or Chromium was found to browse headless (set browser.executable_path in config.json).',
-      };
-    }
-    return { available: false, reason: 'The connected browser extension cannot run it.' };
+    return this.browser.availability(tool);
   }
 
   private async runOnHost(
@@ -830,16 +591,7 @@ export class ToolGateway {
     }
     const availability = this.availability(tool);
     if (!availability.available) return failure('UNAVAILABLE', availability.reason);
-    const backend = this.browserBackend();
-    if (!backend) return failure('UNAVAILABLE', `${tool.title} needs a browser, and none is connected.`);
-    let file: UploadFile | undefined;
-    if (tool.name === 'browser_interact' && input.action === 'upload' && typeof input.value === 'string') {
-      if (!this.options.readUpload) return failure('UNAVAILABLE', 'Uploading files is not available here.');
-      file = this.options.readUpload(input.value);
-    }
-    // Only the sensitive kind the person just approved is let through; the page refuses any other.
-    const allow = sensitive ? [sensitive.kind] : [];
-    return backend.call(tool.name, input, callId, this.browserContext(context, allow, file), signal);
+    return this.browser.run(tool, input, callId, context, sensitive, signal);
   }
 }
 
@@ -853,21 +605,23 @@ function failure(code: ErrorCode, message: string | Localized, details?: unknown
   return { ok: false, error };
 }
 
-/** A key_press or hotkey chord in canonical key names; undefined when a key is not understood. */
-function chordOf(keys: unknown): string[] | undefined {
-  if (!Array.isArray(keys)) return undefined;
-  try {
-    return keys.map((key) => normalizeKey(String(key)));
-  } catch {
-    // The tool refuses such a chord itself; there is nothing it would type.
-    return undefined;
-  }
-}
-
-/** Ctrl+V, Cmd+V (with Shift too, "paste as plain text"), Shift+Insert. */
-function isPaste(keys: readonly string[]): boolean {
-  return (
-    (keys.includes('v') && (keys.includes('ctrl') || keys.includes('meta'))) ||
-    (keys.includes('insert') && keys.includes('shift'))
-  );
+/** What the audit row of a decision keeps besides its verdict: the findings, and the sandbox it runs in. */
+function decisionDetails(decision: Decision): Record<string, unknown> {
+  const sandbox = decision.sandbox;
+  return {
+    findings: decision.findings,
+    ...(sandbox
+      ? {
+          sandbox: {
+            sandboxed: sandbox.sandboxed,
+            mechanism: sandbox.mechanism,
+            network: sandbox.network,
+            writable: sandbox.writable,
+            hidden: sandbox.hidden,
+            escapes: sandbox.escapes,
+            ...(sandbox.unavailable ? { unavailable: sandbox.unavailable } : {}),
+          },
+        }
+      : {}),
+  };
 }

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { getTool, securityConfigSchema, type AnyTool, type Platform } from '@nextai/shared';
+import { z } from 'zod';
+
+import { ALL_PLATFORMS, defineTool, getTool, securityConfigSchema, type AnyTool, type Platform } from '@nextai/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { currentPlatform } from '../platform/current.js';
@@ -205,5 +207,45 @@ describe('delete_file judges a symlink where it is, not where it points', () => 
     expect(blocked(assess('file_write', { path: '~/Projects/link-out', content: 'x' }))).toBe(true);
     expect(blocked(assess('file_edit', { path: '~/Projects/link-out', old_string: 'x', new_string: 'y' }))).toBe(true);
     expect(assess('file_write', { path: at('outside/link-in'), content: 'x' }).guards).toEqual([]);
+  });
+});
+
+describe('a tool is judged by what its declaration says it touches', () => {
+  // A tool the assessor has never heard of: no line of assess.ts names it.
+  const future = defineTool({
+    name: 'future_sync',
+    title: 'Sync a folder to a site',
+    titleZh: '把文件夹同步到网站',
+    description: 'A tool declared only here, to show that its declared resources reach the guards.',
+    category: 'files',
+    risk: 'medium',
+    effect: 'write',
+    level: 'L3',
+    platforms: ALL_PLATFORMS,
+    runsIn: 'host',
+    input: z.object({ folder: z.string(), site: z.string(), app: z.string(), command: z.string() }).strict(),
+    output: z.object({ success: z.boolean() }),
+    outputFrom: 'trusted',
+    resources: (input) => ({
+      files: [{ path: input.folder, access: 'write', verb: 'writes' }],
+      urls: [input.site],
+      apps: [input.app],
+      runs: { kind: 'command', command: input.command, ask: {} },
+    }),
+  });
+  const layers = (input: Record<string, unknown>) =>
+    assessInput(future, input, environment()).guards.map((guard) => guard.layer);
+  const harmless = { folder: '~/Projects/site', site: 'https://example.com', app: 'gedit', command: 'ls' };
+
+  it('puts its paths, addresses and apps before the guards', () => {
+    expect(layers(harmless)).toEqual([]);
+    expect(layers({ ...harmless, folder: '~/.ssh/keys' })).toEqual(['filesystem']);
+    expect(layers({ ...harmless, site: 'https://www.bank.com/' })).toEqual(['network']);
+    expect(layers({ ...harmless, app: 'KeePassXC' })).toEqual(['blocked_app']);
+  });
+
+  it('analyses the command line it runs', () => {
+    const assessment = assessInput(future, { ...harmless, command: 'rm -rf ~' }, environment());
+    expect(assessment.analysis.risk).toBe('critical');
   });
 });

@@ -1,11 +1,15 @@
 import {
   higherRisk,
+  resourcesOf,
   say,
-  type AnyTool,
+  type FileUse,
+  type FileVerb,
   type GrantedToolSet,
   type Localized,
   type Platform,
   type RiskLevel,
+  type SandboxAsk,
+  type ToolSpec,
 } from '@nextai/shared';
 
 import { supportedShells } from '../tools/terminal/shells.js';
@@ -82,10 +86,7 @@ export interface Assessment {
   sandbox?: { plan: SandboxAssessment; summary: Localized } | undefined;
 }
 
-/** The tools whose processes run in the sandbox. */
-export const SANDBOXED_TOOLS = new Set(['bash_execute', 'bash_session', 'app_launch']);
-
-const FILE_VERBS = {
+const FILE_VERBS: Record<FileVerb, Localized> = {
   reads: say('reads', '读取'),
   searches: say('searches', '搜索'),
   watches: say('watches', '监视'),
@@ -94,8 +95,7 @@ const FILE_VERBS = {
   creates: say('creates', '创建'),
   deletes: say('deletes', '删除'),
   uploads: say('uploads', '上传'),
-} satisfies Record<string, Localized>;
-type FileVerb = keyof typeof FILE_VERBS;
+};
 
 /** Why code on the display is high risk even in the sandbox. */
 const ON_DISPLAY = (what: Localized) =>
@@ -105,16 +105,17 @@ const ON_DISPLAY = (what: Localized) =>
   );
 
 /**
- * Looks at what a call's input does — the command it runs, the paths, URLs and apps it touches —
- * and reports the risk that follows and what the guards say. Tools not listed keep their
- * default risk.
+ * Looks at what a call's input does — what its tool declares it touches (`resources`): the paths,
+ * URLs and apps, the command or program it starts, the text it types — and reports the risk that
+ * follows and what the guards say. A tool that touches nothing keeps its default risk.
  */
 export function assessInput(
-  tool: AnyTool,
+  tool: ToolSpec,
   input: Record<string, unknown>,
   env: AssessEnv,
   grant?: GrantedToolSet,
 ): Assessment {
+  const resources = resourcesOf(tool, input);
   const findings: Localized[] = [];
   const guards: GuardVerdict[] = [];
   let risk: RiskLevel = 'low';
@@ -126,12 +127,33 @@ export function assessInput(
   const domains = grant?.restrictions?.allowed_domains;
   const fileRestrictions = dirs ? { allowed_directories: dirs } : undefined;
 
-  const file = (value: unknown, access: 'read' | 'write', what: FileVerb, options?: { followFinal?: boolean }) => {
-    const verb = FILE_VERBS[what];
-    if (typeof value !== 'string') return;
+  const file = (use: FileUse) => {
+    const verdict = checkFile(use);
+    if (verdict && use.permanent === true) {
+      // A folder deleted for good takes all it holds past the trash (issue #16): critical.
+      const deletion = permanentDeletion(verdict.real);
+      if (deletion) raise(deletion.risk, deletion.reason);
+    }
+    if (use.content !== undefined && Buffer.byteLength(use.content) > env.maxFileSize) {
+      guards.push({
+        block: true,
+        risk: 'critical',
+        layer: 'filesystem',
+        reason: say(
+          `The content is larger than the ${env.maxFileSize}-byte file size limit.`,
+          `内容超过了 ${env.maxFileSize} 字节的文件大小上限。`,
+        ),
+      });
+    }
+  };
+  /** The file guard's verdict on one path; undefined when the path cannot even be resolved. */
+  const checkFile = (use: FileUse): FileCheck | undefined => {
+    const verb = FILE_VERBS[use.verb];
+    const value = use.path;
+    const options = use.followFinal === undefined ? undefined : { followFinal: use.followFinal };
     let verdict: FileCheck;
     try {
-      verdict = env.checkFile(value, access, env.cwd, fileRestrictions, options);
+      verdict = env.checkFile(value, use.access, env.cwd, fileRestrictions, options);
     } catch (error) {
       // A path that cannot even be resolved (a NUL byte, `~user`) is refused, not guessed at.
       guards.push({
@@ -143,7 +165,7 @@ export function assessInput(
           `${verb['zh-CN']} ${JSON.stringify(value)}：${(error as Error).message}`,
         ),
       });
-      return;
+      return undefined;
     }
     if (!verdict.allowed) {
       guards.push({
@@ -164,9 +186,9 @@ export function assessInput(
         say(`${verb.en} ${verdict.real}: ${sensitive.en}`, `${verb['zh-CN']} ${verdict.real}：${sensitive['zh-CN']}`),
       );
     }
+    return verdict;
   };
-  const url = (value: unknown) => {
-    if (typeof value !== 'string') return;
+  const url = (value: string) => {
     const verdict = env.checkDomain(value, domains ? { allowed_domains: domains } : undefined);
     if (!verdict.allowed) {
       guards.push({
@@ -177,8 +199,7 @@ export function assessInput(
       });
     }
   };
-  const app = (value: unknown) => {
-    if (typeof value !== 'string') return;
+  const app = (value: string) => {
     const verdict = env.checkApp(value);
     if (!verdict.allowed) {
       guards.push({
@@ -189,20 +210,35 @@ export function assessInput(
       });
     }
   };
-  const shell = (command: string, cwd: string) => {
+  /** The analyser's verdict on a command line; what it blocks is a guard whatever else follows. */
+  const analyse = (command: string, cwd: string) => {
     const analysis = env.analyzeShell(command, env.shellGuards, { cwd, homeDir: env.homeDir });
     if (analysis.blocked) {
       guards.push({ block: true, risk: 'critical', layer: analysis.blocked.layer, reason: analysis.blocked.reason });
     }
-    for (const finding of analysis.findings) raise(finding.risk, finding.reason);
-    risk = higherRisk(risk, analysis.risk);
     return analysis;
   };
-  // The sandbox the call would run in (when this platform has a sandbox layer at all).
+  const count = (analysis: ShellAnalysisLike) => {
+    for (const finding of analysis.findings) raise(finding.risk, finding.reason);
+    risk = higherRisk(risk, analysis.risk);
+  };
+  const shell = (command: string, cwd: string) => {
+    const analysis = analyse(command, cwd);
+    count(analysis);
+    return analysis;
+  };
+
+  for (const use of resources.files ?? []) file(use);
+  for (const address of resources.urls ?? []) url(address);
+  for (const name of resources.apps ?? []) app(name);
+  for (const declared of resources.risks ?? []) raise(declared.risk, declared.reason);
+
+  // What it starts runs in the sandbox, where this platform has a sandbox layer at all.
+  const runs = resources.runs;
   const grantedDirs = grant?.restrictions?.allowed_directories;
   let sandbox: SandboxAssessment | undefined =
-    env.sandbox && SANDBOXED_TOOLS.has(tool.name) ? baseAssessment(env.sandbox, grantedDirs) : undefined;
-  if (sandbox && tool.name === 'app_launch' && env.platform !== 'linux' && sandbox.available) {
+    env.sandbox && runs ? baseAssessment(env.sandbox, grantedDirs) : undefined;
+  if (sandbox && runs?.kind === 'program' && env.platform !== 'linux' && sandbox.available) {
     // Seatbelt cannot hold a whole graphical app here yet: it asks, as with no sandbox at all.
     sandbox = {
       ...sandbox,
@@ -210,10 +246,7 @@ export function assessInput(
       unavailable: say('apps cannot run in the sandbox on this system yet', '在这个系统上，应用还不能在沙箱中运行'),
     };
   }
-  const request = {
-    network: input.network === true,
-    outside: input.outside_sandbox === true ? { justification: stringOr(input.justification) } : undefined,
-  };
+  const request = runs && runs.kind !== 'session' ? sandboxRequest(runs.ask) : {};
   // What running it needs of the sandbox: a command's effects, or none (a session, an app).
   const planFor = (current: SandboxAssessment, effects: ShellEffects, asked: SandboxRequest) =>
     planCommand(current, effects, {
@@ -238,102 +271,41 @@ export function assessInput(
     sandbox = planFor(sandbox, analysis.effects, request);
   };
 
-  switch (tool.name) {
-    case 'bash_execute': {
+  switch (runs?.kind) {
+    case 'command': {
       // The command runs where its session is now (an earlier `cd` counts), not in the home folder.
-      const sessionId = typeof input.session_id === 'string' ? input.session_id : undefined;
-      const sessionCwd = env.shellCwd?.(sessionId) ?? env.cwd;
+      const sessionCwd = env.shellCwd?.(runs.session) ?? env.cwd;
       let workingDir = sessionCwd;
-      if (typeof input.working_dir === 'string') {
-        const verdict = env.shellGuards.checkPath(input.working_dir, 'read', sessionCwd);
+      if (runs.workingDir !== undefined) {
+        const verdict = env.shellGuards.checkPath(runs.workingDir, 'read', sessionCwd);
         if (verdict) guards.push(verdict);
         try {
           // As the terminal takes it (tools/terminal/index.ts): relative to the session's directory.
-          workingDir = lexicalAbsolute(input.working_dir, sessionCwd, env.homeDir, env.platform);
+          workingDir = lexicalAbsolute(runs.workingDir, sessionCwd, env.homeDir, env.platform);
         } catch (error) {
           // Not a path (`~name`, a NUL byte): the call fails before anything runs, but nothing is assumed.
-          const where = JSON.stringify(input.working_dir);
+          const where = JSON.stringify(runs.workingDir);
           const message = (error as Error).message;
           const reason = say(`working_dir ${where}: ${message}`, `工作目录 ${where}：${message}`);
           if (!verdict) raise('critical', reason);
         }
       }
-      confine(shell(String(input.command ?? ''), workingDir));
+      confine(shell(runs.command, workingDir));
       if (sandbox) sandbox.cwd = workingDir;
       break;
     }
-    case 'bash_session':
+    case 'session':
       if (sandbox) sandbox = planFor(sandbox, new ShellEffects(), request);
-      if (
-        input.action === 'create' &&
-        typeof input.shell === 'string' &&
-        !isSupportedShell(input.shell, env.platform)
-      ) {
+      if (runs.shell !== undefined && !isSupportedShell(runs.shell, env.platform)) {
         raise(
           'critical',
-          say(`starts "${input.shell}", which is not a known shell`, `启动“${input.shell}”，它不是已知的 shell`),
+          say(`starts "${runs.shell}", which is not a known shell`, `启动“${runs.shell}”，它不是已知的 shell`),
         );
       }
       break;
-    case 'file_read':
-      file(input.path, 'read', 'reads');
-      break;
-    case 'file_search':
-      file(input.directory, 'read', 'searches');
-      break;
-    case 'file_watch':
-      file(input.path, 'read', 'watches');
-      break;
-    case 'file_write':
-      file(input.path, 'write', 'writes');
-      if (typeof input.content === 'string' && Buffer.byteLength(input.content) > env.maxFileSize) {
-        guards.push({
-          block: true,
-          risk: 'critical',
-          layer: 'filesystem',
-          reason: say(
-            `The content is larger than the ${env.maxFileSize}-byte file size limit.`,
-            `内容超过了 ${env.maxFileSize} 字节的文件大小上限。`,
-          ),
-        });
-      }
-      break;
-    case 'file_edit':
-      file(input.path, 'write', 'edits');
-      break;
-    case 'create_directory':
-      file(input.path, 'write', 'creates');
-      break;
-    case 'delete_file':
-      // The tool removes a symlink itself, not what it points to: the link's own place is judged.
-      file(input.path, 'write', 'deletes', { followFinal: false });
-      if (input.permanent === true && typeof input.path === 'string') {
-        // A folder deleted for good takes all it holds past the trash (issue #16): critical.
-        let real: string | undefined;
-        try {
-          real = env.checkFile(input.path, 'write', env.cwd, fileRestrictions, { followFinal: false }).real;
-        } catch {
-          real = undefined; // Not a path at all: file() above has already refused it.
-        }
-        const deletion = real === undefined ? undefined : permanentDeletion(real);
-        if (deletion) raise(deletion.risk, deletion.reason);
-      }
-      break;
-    case 'browser_navigate':
-      if (typeof input.url === 'string' && !['back', 'forward', 'reload'].includes(input.url)) url(input.url);
-      break;
-    case 'web_fetch':
-      url(input.url);
-      break;
-    case 'browser_tabs':
-      if (input.action === 'open' && typeof input.url === 'string') url(input.url);
-      break;
-    case 'browser_interact':
-      if (input.action === 'upload') file(input.value, 'read', 'uploads');
-      break;
-    case 'app_launch': {
-      const args = Array.isArray(input.args) ? input.args.map(String) : [];
-      const launch = planLaunch(String(input.name ?? ''), args, {
+    case 'program': {
+      const args = [...runs.args];
+      const launch = planLaunch(runs.name, args, {
         platform: env.platform,
         cwd: env.cwd,
         resolve: env.resolveProgram,
@@ -361,34 +333,20 @@ export function assessInput(
       }
       break;
     }
-    case 'app_switch':
-    case 'app_close':
-      app(input.name);
-      if (tool.name === 'app_close' && input.force === true) {
-        raise('high', say('kills the app without letting it save', '强制结束应用，不让它保存'));
-      }
+    case undefined:
       break;
-    case 'window_manage':
-      app(input.window_title);
-      break;
-    case 'screenshot':
-      if (input.mode === 'window') app(input.window_title);
-      break;
-    case 'type_text': {
-      // Text with a line break is submitted where it is typed; in a terminal it is a command.
-      const text = typeof input.text === 'string' ? input.text : '';
-      if (/[\r\n]/.test(text)) {
-        const analysis = shell(text, env.cwd);
-        if (analysis.risk !== 'critical') {
-          // Typing ordinary text is not running it: keep only what is critical.
-          risk = 'low';
-          findings.length = 0;
-        }
-      }
-      break;
-    }
-    default:
-      break;
+  }
+
+  // Text with a line break is submitted where it is typed; in a terminal it is a command. Typing
+  // ordinary text is not running it: only a critical verdict counts (keys into a terminal window
+  // are judged as the line they submit, channels/terminal-input.ts).
+  if (resources.typed !== undefined && /[\r\n]/.test(resources.typed)) {
+    const analysis = analyse(resources.typed, env.cwd);
+    const worst = analysis.findings.reduce<RiskLevel>(
+      (level, finding) => higherRisk(level, finding.risk),
+      analysis.risk,
+    );
+    if (worst === 'critical') count(analysis);
   }
   return {
     analysis: { risk, findings },
@@ -397,8 +355,12 @@ export function assessInput(
   };
 }
 
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/** What the call asks of the sandbox, as the sandbox plan takes it. */
+function sandboxRequest(ask: SandboxAsk): SandboxRequest {
+  return {
+    network: ask.network === true,
+    outside: ask.outside ? { justification: ask.outside.justification } : undefined,
+  };
 }
 
 /** The shells the terminal runs (tools/terminal/shells.ts), spelled as shellSpec accepts them. */

@@ -3,16 +3,12 @@
  * so the policy can tell when a command the model wants to run came from a page — the classic
  * prompt-injection path "run this in your terminal". Such a command always asks a person.
  */
+import { getTool } from '@nextai/shared';
 
-/** Tools whose results carry text written by web pages. */
-export const WEB_CONTENT_TOOLS: ReadonlySet<string> = new Set([
-  'browser_snapshot',
-  'browser_extract',
-  'browser_navigate',
-  'browser_interact',
-  'browser_tabs',
-  'web_fetch',
-]);
+/** Whether a tool's results carry text written by web pages, as the tool declares (`outputFrom`). */
+function carriesWebText(tool: string): boolean {
+  return getTool(tool)?.outputFrom === 'web';
+}
 
 /** Per run, the newest text is kept up to this many characters. */
 const MAX_CHARS_PER_RUN = 4_000_000;
@@ -153,7 +149,7 @@ export class WebProvenance {
   constructor(private readonly load: (runId: string) => { tool: string; output: unknown }[] = () => []) {}
 
   record(runId: string, tool: string, output: unknown): void {
-    if (!WEB_CONTENT_TOOLS.has(tool)) return;
+    if (!carriesWebText(tool)) return;
     const run = this.text(runId);
     if (!run) return;
     for (const text of strings(output)) {

@@ -16,7 +16,7 @@ export function projectForbids(policy: PolicyStore, tool: AnyTool, projectId: st
     tool,
     analysis: { risk: tool.risk, findings: [] },
     guards: [],
-    requiredLevel: requiredLevel(tool.name, {}, tool.risk),
+    requiredLevel: requiredLevel(tool, {}, tool.risk),
     permissionLevel: security.permission_level,
     project: { name: project.name, template: project.template ?? undefined, policy: project.approval },
   });

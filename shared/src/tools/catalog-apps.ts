@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
+import { say } from '../i18n.js';
 import { actionResultSchema, boundsSchema, justificationSchema, outsideSandboxSchema } from './common-schemas.js';
-import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+import { ALL_PLATFORMS, criticalNeedsFullControl, defineTool } from './define-tool.js';
+import { touchesNothing } from './resources.js';
 
 const windowSchema = z.object({
   id: z.string().describe('Window id, stable while the window exists'),
@@ -14,11 +16,13 @@ const windowSchema = z.object({
 export const appLaunch = defineTool({
   name: 'app_launch',
   title: 'Launch an app',
+  titleZh: '启动应用',
   description:
     'Start an application by name or path, with optional arguments. It runs in the sandbox: it sees your files read-only (keys and passwords hidden), may change only the allowed folders, and starts with a fresh profile of its own. Set outside_sandbox (with a justification) only when it must use your own settings or change other files; the person is asked.',
   category: 'apps',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -30,28 +34,45 @@ export const appLaunch = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ pid: z.number().int().optional(), name: z.string() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({
+    runs: {
+      kind: 'program',
+      name: input.name,
+      args: input.args ?? [],
+      ask: input.outside_sandbox === true ? { outside: { justification: input.justification } } : {},
+    },
+  }),
+  // Launching a program with a critical command line is the terminal by other means (issue #16).
+  needsFullControl: criticalNeedsFullControl,
 });
 
 export const appSwitch = defineTool({
   name: 'app_switch',
   title: 'Switch to an app',
+  titleZh: '切换应用',
   description: 'Bring an application or window to the front, by app name, window id or part of a window title.',
   category: 'apps',
   risk: 'low',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ name: z.string().min(1) }).strict(),
   output: actionResultSchema.extend({ window: windowSchema.optional() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ apps: [input.name] }),
 });
 
 export const appList = defineTool({
   name: 'app_list',
   title: 'List running apps',
+  titleZh: '列出运行中的应用',
   description: 'List running applications with their process ids and, if asked, their windows.',
   category: 'apps',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -68,15 +89,19 @@ export const appList = defineTool({
       }),
     ),
   }),
+  outputFrom: 'outside',
+  resources: touchesNothing,
 });
 
 export const appClose = defineTool({
   name: 'app_close',
   title: 'Close an app',
+  titleZh: '关闭应用',
   description: 'Ask an application to quit; with `force`, kill it.',
   category: 'apps',
   risk: 'medium',
   effect: 'destructive',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -86,15 +111,26 @@ export const appClose = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ closed: z.number().int().describe('Processes that ended') }),
+  outputFrom: 'trusted',
+  resources: (input) => ({
+    apps: [input.name],
+    ...(input.force
+      ? { risks: [{ risk: 'high', reason: say('kills the app without letting it save', '强制结束应用，不让它保存') }] }
+      : {}),
+  }),
+  // L4 "forced process kills".
+  needsFullControl: (input) => input.force === true,
 });
 
 export const windowManage = defineTool({
   name: 'window_manage',
   title: 'Arrange a window',
+  titleZh: '调整窗口',
   description: 'Maximize, minimize, restore, resize or move a window addressed by id or by part of its title.',
   category: 'apps',
   risk: 'low',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -114,4 +150,6 @@ export const windowManage = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ window: windowSchema.optional() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ apps: [input.window_title] }),
 });

@@ -10,11 +10,13 @@ const pathSchema = z
 export const fileRead = defineTool({
   name: 'file_read',
   title: 'Read a file',
+  titleZh: '读取文件',
   description:
     'Read a text file, optionally a range of lines (numbered from 1). Without `limit` at most 2000 lines come back; `truncated` says there is more, `total_lines` how many there are. Binary files are refused.',
   category: 'files',
   risk: 'medium',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -29,29 +31,37 @@ export const fileRead = defineTool({
     total_lines: z.number().int(),
     truncated: z.boolean().optional(),
   }),
+  outputFrom: 'outside',
+  resources: (input) => ({ files: [{ path: input.path, access: 'read', verb: 'reads' }] }),
 });
 
 export const fileWrite = defineTool({
   name: 'file_write',
   title: 'Write a file',
+  titleZh: '写入文件',
   description: 'Create a file or replace its whole content.',
   category: 'files',
   risk: 'high',
   effect: 'destructive',
+  level: 'L3',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ path: pathSchema, content: z.string() }).strict(),
   output: z.object({ success: z.boolean(), path: z.string(), bytes_written: z.number().int() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ files: [{ path: input.path, access: 'write', verb: 'writes', content: input.content }] }),
 });
 
 export const fileEdit = defineTool({
   name: 'file_edit',
   title: 'Edit a file',
+  titleZh: '编辑文件',
   description:
     'Replace an exact string in a file with another. `old_string` must occur exactly once; include enough surrounding text to make it unique.',
   category: 'files',
   risk: 'high',
   effect: 'write',
+  level: 'L3',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -62,16 +72,20 @@ export const fileEdit = defineTool({
     })
     .strict(),
   output: z.object({ success: z.boolean(), path: z.string(), replacements: z.number().int() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ files: [{ path: input.path, access: 'write', verb: 'edits' }] }),
 });
 
 export const fileSearch = defineTool({
   name: 'file_search',
   title: 'Search files',
+  titleZh: '搜索文件',
   description:
     'Find files by name (glob pattern) or by content (regular expression) under a directory. Dependency and version-control folders (node_modules, .git…) and binary files are skipped; symbolic links are not followed.',
   category: 'files',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -99,6 +113,8 @@ export const fileSearch = defineTool({
     /** Why the list is incomplete (too many results, the search budget) and what was skipped. */
     message: z.string().optional(),
   }),
+  outputFrom: 'outside',
+  resources: (input) => ({ files: [{ path: input.directory, access: 'read', verb: 'searches' }] }),
 });
 
 const watchChangeSchema = z.enum(['create', 'modify', 'delete']);
@@ -106,11 +122,13 @@ const watchChangeSchema = z.enum(['create', 'modify', 'delete']);
 export const fileWatch = defineTool({
   name: 'file_watch',
   title: 'Watch files',
+  titleZh: '监视文件',
   description:
     'Watch a file or directory for created, modified and deleted files; each change arrives as a `file.changed` event until the watch is stopped. `action: "stop"` with a `watch_id` ends a watch, `action: "list"` shows the active ones.',
   category: 'files',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -152,29 +170,39 @@ export const fileWatch = defineTool({
       .optional(),
     message: z.string().optional(),
   }),
+  outputFrom: 'outside',
+  resources: (input) => ({
+    files: input.path === undefined ? [] : [{ path: input.path, access: 'read', verb: 'watches' }],
+  }),
 });
 
 export const createDirectory = defineTool({
   name: 'create_directory',
   title: 'Create a folder',
+  titleZh: '创建文件夹',
   description: 'Create a directory; with `parents`, also the missing directories above it.',
   category: 'files',
   risk: 'medium',
   effect: 'write',
+  level: 'L3',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ path: pathSchema, parents: z.boolean().default(false) }).strict(),
   output: z.object({ success: z.boolean(), path: z.string(), message: z.string() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ files: [{ path: input.path, access: 'write', verb: 'creates' }] }),
 });
 
 export const deleteFile = defineTool({
   name: 'delete_file',
   title: 'Delete a file',
+  titleZh: '删除文件',
   description:
     'Move a file or directory to the trash, where the person can restore it. Only with `permanent: true` is it deleted for good.',
   category: 'files',
   risk: 'high',
   effect: 'destructive',
+  level: 'L3',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ path: pathSchema, permanent: z.boolean().default(false) }).strict(),
@@ -183,5 +211,10 @@ export const deleteFile = defineTool({
     original_path: z.string(),
     deleted_to: z.string().describe('Path in the trash, or "deleted" when permanent'),
     message: z.string(),
+  }),
+  outputFrom: 'trusted',
+  resources: (input) => ({
+    // The tool removes a symlink itself, not what it points to: the link's own place is judged.
+    files: [{ path: input.path, access: 'write', verb: 'deletes', followFinal: false, permanent: input.permanent }],
   }),
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 import { actionResultSchema, coordinate, modifierKeySchema, pointSchema } from './common-schemas.js';
-import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+import { ALL_PLATFORMS, criticalNeedsFullControl, defineTool } from './define-tool.js';
+import { touchesNothing } from './resources.js';
 
 const clickInput = z
   .object({
@@ -16,10 +17,12 @@ const clickOutput = actionResultSchema.extend({ position: pointSchema });
 export const mouseMove = defineTool({
   name: 'mouse_move',
   title: 'Move the mouse',
+  titleZh: '移动鼠标',
   description: 'Move the pointer to a point, smoothly or at once.',
   category: 'mouse',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -31,54 +34,70 @@ export const mouseMove = defineTool({
     })
     .strict(),
   output: clickOutput,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const leftClick = defineTool({
   name: 'left_click',
   title: 'Click',
+  titleZh: '单击',
   description: 'Left-click at a point, optionally holding modifier keys.',
   category: 'mouse',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: clickInput,
   output: clickOutput,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const rightClick = defineTool({
   name: 'right_click',
   title: 'Right-click',
+  titleZh: '右键单击',
   description: 'Right-click at a point (usually opens a context menu).',
   category: 'mouse',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: clickInput,
   output: clickOutput,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const doubleClick = defineTool({
   name: 'double_click',
   title: 'Double-click',
+  titleZh: '双击',
   description: 'Double-click at a point with the left button.',
   category: 'mouse',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: clickInput,
   output: clickOutput,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const mouseDrag = defineTool({
   name: 'mouse_drag',
   title: 'Drag',
+  titleZh: '拖动',
   description: 'Press the left button at one point, move to another and release.',
   category: 'mouse',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -91,15 +110,19 @@ export const mouseDrag = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ from: pointSchema, to: pointSchema }),
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const scroll = defineTool({
   name: 'scroll',
   title: 'Scroll',
+  titleZh: '滚动',
   description: 'Scroll with the mouse wheel at a point.',
   category: 'mouse',
   risk: 'low',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -111,15 +134,19 @@ export const scroll = defineTool({
     })
     .strict(),
   output: clickOutput,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const typeText = defineTool({
   name: 'type_text',
   title: 'Type text',
+  titleZh: '输入文字',
   description: 'Type text into the focused element. Any Unicode text is typed as is, including symbols and Chinese.',
   category: 'keyboard',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -129,6 +156,10 @@ export const typeText = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ characters: z.number().int() }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ typed: input.text }),
+  // Typing a critical command line into a terminal is the terminal by other means (issue #16).
+  needsFullControl: criticalNeedsFullControl,
 });
 
 const keysSchema = z
@@ -141,24 +172,32 @@ const keysSchema = z
 export const keyPress = defineTool({
   name: 'key_press',
   title: 'Press keys',
+  titleZh: '按键',
   description: 'Press a key or a key combination, e.g. ["enter"] or ["ctrl", "s"].',
   category: 'keyboard',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ keys: keysSchema }).strict(),
   output: actionResultSchema.extend({ keys: z.array(z.string()) }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ keys: input.keys }),
+  // Pressing the key that submits a critical command line in a terminal (issue #16).
+  needsFullControl: criticalNeedsFullControl,
 });
 
 export const hotkey = defineTool({
   name: 'hotkey',
   title: 'System hotkey',
+  titleZh: '系统快捷键',
   description:
     'Send a system-level shortcut such as ["cmd", "tab"] or ["super"]. Say why in `reason`: it is shown to the person approving it.',
   category: 'keyboard',
   risk: 'high',
   effect: 'write',
+  level: 'L3',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -168,4 +207,7 @@ export const hotkey = defineTool({
     })
     .strict(),
   output: actionResultSchema.extend({ keys: z.array(z.string()) }),
+  outputFrom: 'trusted',
+  resources: (input) => ({ keys: input.keys }),
+  needsFullControl: criticalNeedsFullControl,
 });

@@ -2,15 +2,18 @@ import { z } from 'zod';
 
 import { boundsSchema, pointSchema, regionSchema } from './common-schemas.js';
 import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+import { touchesNothing } from './resources.js';
 
 export const screenshot = defineTool({
   name: 'screenshot',
   title: 'Take a screenshot',
+  titleZh: '截屏',
   description:
     'Capture the whole screen, one window (by title or id) or a region. The image is scaled so its long edge is at most 1568 px and its area at most 1.15 megapixels; `scale` says how screen pixels map to image pixels. The latest screenshot is the coordinate space: coordinates you send to mouse tools, and regions, are pixels of it. A window is captured as it appears on screen (bring it to the front first if it is covered). `changed` says whether anything changed since the previous screenshot of the same area, and `changed_region` where.',
   category: 'screen',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -43,16 +46,24 @@ export const screenshot = defineTool({
       ),
     changed_region: boundsSchema.optional().describe('Bounding box of what changed, in pixels of this image'),
   }),
+  // Only the size and format are text; the image itself cannot be wrapped — the system prompt
+  // sentence covers text seen in screenshots.
+  outputFrom: 'trusted',
+  resources: (input) => ({
+    apps: input.mode === 'window' && input.window_title !== undefined ? [input.window_title] : [],
+  }),
 });
 
 export const screenOcr = defineTool({
   name: 'screen_ocr',
   title: 'Read text on screen',
+  titleZh: '识别屏幕文字',
   description:
     'Recognise text on the screen (or in a given image or region) fully offline. Returns the text and one block per line with bounds and confidence. Bounds and `region` are in pixels of the latest screenshot (ready for mouse tools), or of `image` when one is given. "auto" reads English and re-reads unsure lines as Chinese too.',
   category: 'screen',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -75,16 +86,20 @@ export const screenOcr = defineTool({
       }),
     ),
   }),
+  outputFrom: 'outside',
+  resources: touchesNothing,
 });
 
 export const elementLocate = defineTool({
   name: 'element_locate',
   title: 'Find an element on screen',
+  titleZh: '在屏幕上查找元素',
   description:
     'Find a UI element described in words (for example "the Submit button") by the text it shows, and return its centre and bounds in pixels of the latest screenshot, ready for a click (or of `image` when one is given).',
   category: 'screen',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -108,4 +123,6 @@ export const elementLocate = defineTool({
       }),
     ),
   }),
+  outputFrom: 'outside',
+  resources: touchesNothing,
 });

@@ -2,14 +2,17 @@ import { z } from 'zod';
 
 import { actionResultSchema } from './common-schemas.js';
 import { ALL_PLATFORMS, defineTool } from './define-tool.js';
+import { touchesNothing } from './resources.js';
 
 export const clipboardRead = defineTool({
   name: 'clipboard_read',
   title: 'Read the clipboard',
+  titleZh: '读取剪贴板',
   description: 'Read what is on the system clipboard: text, or an image as base64 PNG.',
   category: 'system',
   risk: 'medium',
   effect: 'read',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z.object({ format: z.enum(['text', 'image', 'auto']).default('auto') }).strict(),
@@ -18,15 +21,20 @@ export const clipboardRead = defineTool({
     format: z.enum(['text', 'image']),
     formats: z.array(z.string()).describe('Every format the clipboard currently offers'),
   }),
+  outputFrom: 'outside',
+  resources: touchesNothing,
+  imageField: (output) => (output.format === 'image' ? 'content' : undefined),
 });
 
 export const clipboardWrite = defineTool({
   name: 'clipboard_write',
   title: 'Write the clipboard',
+  titleZh: '写入剪贴板',
   description: 'Put text, or an image given as base64 PNG, on the system clipboard.',
   category: 'system',
   risk: 'medium',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -36,15 +44,19 @@ export const clipboardWrite = defineTool({
     })
     .strict(),
   output: actionResultSchema,
+  outputFrom: 'trusted',
+  resources: (input) => ({ clipboard: input.format === 'image' ? {} : { text: input.content } }),
 });
 
 export const notificationSend = defineTool({
   name: 'notification_send',
   title: 'Send a notification',
+  titleZh: '发送通知',
   description: 'Show a desktop notification to the person.',
   category: 'system',
   risk: 'low',
   effect: 'write',
+  level: 'L2',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -55,6 +67,8 @@ export const notificationSend = defineTool({
     })
     .strict(),
   output: actionResultSchema,
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });
 
 export const SYSTEM_INFO_CATEGORIES = ['os', 'cpu', 'memory', 'disk', 'network'] as const;
@@ -64,11 +78,13 @@ const gigabytes = z.number().describe('GiB, two decimals');
 export const systemInfo = defineTool({
   name: 'system_info',
   title: 'System information',
+  titleZh: '系统信息',
   description:
     'Describe this computer: operating system, CPU, memory, disks, network and displays. `categories` limits the detailed sections; the summary fields are always present.',
   category: 'system',
   risk: 'low',
   effect: 'read',
+  level: 'L1',
   platforms: ALL_PLATFORMS,
   runsIn: 'host',
   input: z
@@ -153,4 +169,7 @@ export const systemInfo = defineTool({
       .optional(),
     warnings: z.array(z.string()).optional().describe('Parts that could not be read, and why'),
   }),
+  // Facts the operating system reports about itself (names chosen by the machine's owner).
+  outputFrom: 'trusted',
+  resources: touchesNothing,
 });

@@ -83,3 +83,9 @@ export function getTool(name: string): AnyTool | undefined;
 export function getTool(name: string): AnyTool | undefined {
   return toolsByName.get(name);
 }
+
+/** The title of a tool in the panel's language; the English one for a name it does not know. */
+export function toolTitleIn(locale: string, name: string, englishTitle: string): string {
+  if (!locale.startsWith('zh')) return englishTitle;
+  return getTool(name)?.titleZh ?? englishTitle;
+}

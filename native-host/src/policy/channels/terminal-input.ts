@@ -1,4 +1,4 @@
-import { say, type Localized, type Platform } from '@nextai/shared';
+import { say, type Localized, type Platform, type ToolResources } from '@nextai/shared';
 
 import type { Desktop } from '../../platform/desktop.js';
 
@@ -56,9 +56,6 @@ export interface KeyboardJudgement {
   settle(outcome: 'sent' | 'not_sent' | 'partly'): void;
 }
 
-/** The tools that type into the focused window. */
-export const KEYBOARD_TOOLS: ReadonlySet<string> = new Set(['type_text', 'key_press', 'hotkey']);
-
 /** Terminal windows remembered at most; the oldest is let go. */
 const MAX_WINDOWS = 64;
 /** More ways a call's submissions combine than this, and each line is judged on its own. */
@@ -80,9 +77,13 @@ export class TerminalInput {
 
   constructor(private readonly options: TerminalInputOptions) {}
 
-  /** What a keyboard call would do in the window in front; undefined for other tools. */
-  async judge(tool: string, input: Record<string, unknown>): Promise<KeyboardJudgement | undefined> {
-    if (!KEYBOARD_TOOLS.has(tool)) return undefined;
+  /**
+   * What a call that types text or presses keys (its declared `typed` or `keys`) would do in the
+   * window in front; undefined for a call that does neither.
+   */
+  async judge(resources: Pick<ToolResources, 'typed' | 'keys'>): Promise<KeyboardJudgement | undefined> {
+    const { typed, keys } = resources;
+    if (typed === undefined && keys === undefined) return undefined;
     const judged = await this.front();
     const confirmFocus = async (): Promise<Localized | undefined> => {
       const now = await this.front();
@@ -101,13 +102,13 @@ export class TerminalInput {
     let readings: Applied[];
     let action: Localized;
     let pasted: { text: string | undefined } | undefined;
-    if (tool === 'type_text') {
-      readings = [applyText(state.lines, String(input.text ?? ''), prefixed)];
+    if (typed !== undefined) {
+      readings = [applyText(state.lines, typed, prefixed)];
       action = say(`types into the terminal ${judged.label.en}`, `向终端${judged.label['zh-CN']}输入文字`);
     } else {
-      const keys = Array.isArray(input.keys) ? input.keys.map(String) : [];
-      const chord = keys.join('+');
-      const key = keyAction(keys, context);
+      const pressed = keys ?? [];
+      const chord = pressed.join('+');
+      const key = keyAction(pressed, context);
       action = say(
         `presses ${chord} in the terminal ${judged.label.en}`,
         `在终端${judged.label['zh-CN']}中按 ${chord}`,

@@ -146,11 +146,7 @@ export function sandboxJudge(options: {
       tool,
       analysis: assessment.analysis,
       guards: assessment.guards,
-      requiredLevel: requiredLevel(
-        tool.name,
-        parsed,
-        effectiveRisk(assessment.analysis.risk, assessment.sandbox?.plan),
-      ),
+      requiredLevel: requiredLevel(tool, parsed, effectiveRisk(assessment.analysis.risk, assessment.sandbox?.plan)),
       permissionLevel: security.permission_level,
       project: { name: 'Default', template: options.template, policy },
       grant,
