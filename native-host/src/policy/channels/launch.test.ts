@@ -124,6 +124,25 @@ describe('a launched program with arguments is the command it runs', () => {
   });
 });
 
+describe("what a launched program runs has the display, where it can type into the person's windows", () => {
+  it("an editor told to run a shell command asks, in the sandbox too (the hostile review's launch)", () => {
+    const typed = launch({
+      name: 'xterm',
+      args: [
+        '-e',
+        'vim',
+        '-c',
+        '!xdotool search --name person windowactivate; xdotool type "nextai approvals approve x"',
+      ],
+    });
+    expect(typed.action).not.toBe('auto_approve');
+    expect(launch({ name: 'xterm', args: ['-e', 'vim', '-c', '!true'] }).action).not.toBe('auto_approve');
+    expect(launch({ name: 'gvim', args: ['-c', '!true'] }).action).not.toBe('auto_approve');
+    // Moving the cursor is not running anything.
+    expect(launch({ name: 'xterm', args: ['-e', 'vim', '+42', '~/Projects/app/README.md'] }).action).toBe('auto_approve');
+  });
+});
+
 describe('everyday launches stay unasked where the sandbox confines them', () => {
   it.each([
     [{ name: 'gedit' }, 'full'],

@@ -546,12 +546,18 @@ const vim: Handler = (inv, st) => {
       const command = value.startsWith('+') ? value.slice(1) : inv.args[++index]?.value;
       if (command === undefined || !harmlessVimCommand(command)) {
         report(st, inv, 'critical', 'gives the editor commands to run, which can run shell commands');
+        // Code nobody saw: on the display (app_launch) it could type into the person's windows.
+        noteUnseenCode(inv, st);
       }
     } else if (value === '-S' || value === '-u' || value === '-U') {
       const file = inv.args[++index];
-      if (file?.value !== 'NONE') report(st, inv, 'critical', 'makes the editor run a script file');
+      if (file?.value !== 'NONE') {
+        report(st, inv, 'critical', 'makes the editor run a script file');
+        noteUnseenCode(inv, st);
+      }
     } else if (/^-[^-]*[esE]/.test(value) && !value.startsWith('--')) {
       report(st, inv, 'critical', 'runs the editor in batch mode, reading commands from its input');
+      noteUnseenCode(inv, st);
     } else if (!value.startsWith('-')) {
       checkPath(st, inv, inv.args[index] as Word, 'write');
     }
@@ -575,6 +581,7 @@ const emacs: Handler = (inv, st) => {
       arg.value === undefined || /^--?(?:eval|execute|load|l|funcall|f|batch|script|x|daemon)(?:=|$)/.test(arg.value),
   );
   report(st, inv, risky ? 'critical' : 'high', risky ? 'makes the editor run Lisp code' : 'opens an editor');
+  if (risky) noteUnseenCode(inv, st);
 };
 
 const DEBUGGER_COMMANDS =
@@ -583,6 +590,7 @@ const DEBUGGER_COMMANDS =
 const debuggerHandler: Handler = (inv, st) => {
   if (inv.args.some((arg) => arg.value === undefined || DEBUGGER_COMMANDS.test(arg.value))) {
     report(st, inv, 'critical', 'gives a debugger commands, or attaches it to a running process');
+    noteUnseenCode(inv, st);
   } else {
     report(st, inv, 'high', 'runs a program under a debugger');
   }
