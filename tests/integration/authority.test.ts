@@ -80,6 +80,8 @@ describe("the person's authority", () => {
         cliLine(`approvals approve ${target!.id}`),
         cliLine('policy set-template observe'),
         cliLine('stop --reset'),
+        cliLine('tool system_info'),
+        cliLine('daemon stop'),
         cliLine('schedule list'),
       ].join(' 2>&1; ') + ' 2>&1; true',
     );
@@ -87,6 +89,10 @@ describe("the person's authority", () => {
     expect(attempt.stdout).toMatch(/Only the person can change the approval policy/);
     expect(attempt.stdout).toMatch(/Only the person can reset the emergency stop/);
     expect(attempt.stdout).toMatch(/started by the agent/);
+    // Nor may it call tools around its run, or stop the daemon; reading stays open.
+    expect(attempt.stdout).toMatch(/Processes the agent started may not call NextAI's tools directly/);
+    expect(attempt.stdout).toMatch(/Processes the agent started may not stop the daemon/);
+    expect(attempt.stdout).toMatch(/No scheduled tasks/);
 
     // Nothing changed: the request still waits, the template is the default one.
     expect((await pendingApprovals()).map((approval) => approval.id)).toEqual([target!.id]);
@@ -101,8 +107,10 @@ describe("the person's authority", () => {
     ).filter((record) => record.kind === 'authority');
     expect(refused.map((record) => record.entry.details?.method).sort()).toEqual([
       'approvals.answer',
+      'daemon.shutdown',
       'policy.set_template',
       'safety.reset',
+      'tools.call',
     ]);
     for (const record of refused) expect(record.entry.actor).toMatch(/^agent \(process \d+ was started by the agent/);
 

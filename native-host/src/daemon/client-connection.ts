@@ -11,7 +11,7 @@ import {
 
 import type { Logger } from '../logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
-import type { PeerLookup } from './identity/caller.js';
+import type { ProcessVerdict } from './identity/agent-process.js';
 
 /** One client on the daemon socket: a browser's bridge, a CLI invocation, an MCP server. */
 export class ClientConnection {
@@ -27,14 +27,18 @@ export class ClientConnection {
   private readonly closed = new AbortController();
 
   /**
-   * @param peer the process on the other end, as the kernel named it when the client connected
-   *   (read once, at once: it is what the person's authority is checked against).
+   * @param process what the process on the other end was judged to be when it connected (the
+   *   kernel names it; judged at once, before it could exit and its pid be reused): what the
+   *   person's authority is checked against.
    */
   constructor(
     socket: Socket,
     log: Logger,
     onClose: (connection: ClientConnection) => void,
-    readonly process: PeerLookup = { ok: false, reason: 'the connection was not looked up' },
+    readonly process: Promise<ProcessVerdict> = Promise.resolve({
+      known: false,
+      reason: 'the connection was not looked up',
+    }),
   ) {
     this.stream = new FramedStream({
       readable: socket,

@@ -53,7 +53,7 @@ import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
 import { PolicyChangeRecorder } from './config-fingerprint.js';
 import { AgentInputActivity } from './identity/agent-input.js';
-import { procFacts, psFacts, type ProcessFacts } from './identity/agent-process.js';
+import { judgeProcess, procFacts, psFacts, type ProcessFacts, type ProcessVerdict } from './identity/agent-process.js';
 import { AuthorityGate } from './identity/authority.js';
 import { identifyCaller } from './identity/caller.js';
 import { peerOf } from './identity/peer-process.js';
@@ -408,11 +408,7 @@ export class Daemon {
       blobs,
       connections: () => this.connections,
       identify: async (connection) =>
-        identifyCaller(connection.info, connection.process, {
-          daemonPid: process.pid,
-          facts: await processFacts(platform),
-          peersKnowable: platform !== 'windows',
-        }),
+        identifyCaller(connection.info, await connection.process, { peersKnowable: platform !== 'windows' }),
       authority: new AuthorityGate({ audit, agentInput }),
       shutdown: (reason) => {
         this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
@@ -531,7 +527,7 @@ export class Daemon {
       socket,
       this.options.log.child('rpc'),
       (closed) => this.onDisconnect(closed),
-      peerOf(socket, this.options.platform),
+      judgeConnection(socket, this.options.platform),
     );
     this.connections.add(connection);
     registerRpcHandlers(connection, this.services);
@@ -589,6 +585,14 @@ function chooseModel(configFile: string): ModelChoice {
     model: selection.model,
     price: priceOf(selection.model, { local: isLocalEndpoint(selection.baseUrl) }),
   };
+}
+
+/** What the process on the other end of `socket` is, judged now, while it is surely the one that connected. */
+async function judgeConnection(socket: net.Socket, platform: Platform): Promise<ProcessVerdict> {
+  const peer = peerOf(socket, platform);
+  if (!peer.ok) return judgeProcess(peer, process.pid, { parentOf: () => undefined, pidNamespaceOf: () => undefined });
+  // On Linux every fact is read synchronously here, before the client can go away.
+  return judgeProcess(peer, process.pid, await processFacts(platform));
 }
 
 /** How the daemon learns a caller's parents: /proc on Linux, one `ps` listing on macOS. */

@@ -57,6 +57,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     method: string,
   ): Promise<CallContext> => {
     const caller = await services.identify(connection);
+    services.authority.refuseAgent(caller, "call NextAI's tools directly", method);
     const claimed = [params.run_id !== undefined ? 'run_id' : '', params.grant !== undefined ? 'grant' : '']
       .filter(Boolean)
       .join(' and ');
@@ -79,6 +80,9 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
       cancel: connection.closedSignal,
     };
   };
+  /** Who acts, unless the caller is the agent's own process (refused and audited). */
+  const notTheAgent = async (what: string, method: string): Promise<string> =>
+    services.authority.refuseAgent(await services.identify(connection), what, method);
   /** Who acts, when the caller is the person; refuses (and audits) anyone else. */
   const asPerson = async (what: string, method: string): Promise<string> =>
     services.authority.require(await services.identify(connection), what, method);
@@ -125,7 +129,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('daemon.ping', ({ payload }) =>
     payload === undefined ? { time: Date.now() } : { payload, time: Date.now() },
   );
-  peer.handle('daemon.shutdown', ({ reason }) => {
+  peer.handle('daemon.shutdown', async ({ reason }) => {
+    await notTheAgent('stop the daemon', 'daemon.shutdown');
     // Answer first; stop once the answer is on its way.
     setImmediate(() => services.shutdown(reason ?? `requested by ${connection.label}`));
     return { stopping: true as const };
@@ -205,8 +210,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('safety.status', () => services.emergency.state());
 
   const { runs } = services;
-  peer.handle('runs.start', ({ goal, project, session_id, limits }) => ({
-    run: runs.start({ goal, project, sessionId: session_id, limits }, connection.label),
+  peer.handle('runs.start', async ({ goal, project, session_id, limits }) => ({
+    run: runs.start({ goal, project, sessionId: session_id, limits }, await notTheAgent('start runs', 'runs.start')),
   }));
   peer.handle('runs.list', ({ state, session_id, limit }) => ({
     runs: runs.list({ ...(state ? { state } : {}), ...(session_id ? { sessionId: session_id } : {}), limit }),
@@ -223,7 +228,9 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('runs.stop', async ({ id, reason }) => ({
     run: await runs.stop(id, reason ?? `stopped by ${connection.label}`),
   }));
-  peer.handle('runs.steer', ({ id, text }) => ({ run: runs.steer(id, text, connection.label) }));
+  peer.handle('runs.steer', async ({ id, text }) => ({
+    run: runs.steer(id, text, await notTheAgent('steer runs', 'runs.steer')),
+  }));
   peer.handle('runs.answer', async ({ id, answer }) => ({
     run: runs.answer(id, answer, await asPerson("answer the agent's questions", 'runs.answer')),
   }));
@@ -260,7 +267,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     session: sessionView(runs.sessions.get(id)),
     runs: runs.list({ sessionId: id, limit: 1000 }),
   }));
-  peer.handle('sessions.rename', ({ id, title }) => {
+  peer.handle('sessions.rename', async ({ id, title }) => {
+    await notTheAgent('rename conversations', 'sessions.rename');
     const session = runs.sessions.rename(id, title);
     services.events.append('session.changed', { session_id: id, change: 'renamed' });
     return { session: sessionView(session) };
@@ -286,7 +294,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   }));
 
   registerSettingsHandlers(connection, services, asPerson);
-  registerScheduleHandlers(connection, services.schedules, asPerson);
+  registerScheduleHandlers(connection, services.schedules, asPerson, notTheAgent);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

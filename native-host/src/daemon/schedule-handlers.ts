@@ -6,6 +6,7 @@ export function registerScheduleHandlers(
   connection: ClientConnection,
   schedules: ScheduleService,
   asPerson: (what: string, method: string) => Promise<string>,
+  notTheAgent: (what: string, method: string) => Promise<string>,
 ): void {
   const { peer } = connection;
   // A scheduled task runs later with the tools and folders it was granted: adding, changing and
@@ -25,7 +26,10 @@ export function registerScheduleHandlers(
     schedules.delete(id);
     return { deleted: true as const };
   });
-  peer.handle('schedules.run_now', ({ id }) => ({ run: schedules.runNow(id) }));
+  peer.handle('schedules.run_now', async ({ id }) => {
+    await notTheAgent('run scheduled tasks', 'schedules.run_now');
+    return { run: schedules.runNow(id) };
+  });
   peer.handle('schedules.history', ({ id, limit }) => ({ runs: schedules.history(id, limit) }));
   peer.handle('schedules.preview', ({ cron, timezone, count }) => schedules.preview(cron, timezone, count));
 }

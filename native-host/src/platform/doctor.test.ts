@@ -127,7 +127,7 @@ describe('nextai doctor', () => {
 
   it('on this machine, the real probes find the OCR data, native modules and bubblewrap', async () => {
     const checks = await runDoctor('linux', {});
-    for (const id of ['ocr-data', 'node-pty', 'sharp', 'sandbox']) {
+    for (const id of ['ocr-data', 'node-pty', 'sharp', 'koffi', 'sandbox']) {
       expect(checks.find((check) => check.id === id)).toMatchObject({ status: 'ok' });
     }
   });

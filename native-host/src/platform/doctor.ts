@@ -92,6 +92,11 @@ export async function runDoctor(
   for (const [name, neededFor] of [
     ['node-pty', 'bash_execute, bash_session'],
     ['sharp', 'screenshot'],
+    // Without it the daemon cannot tell the person's CLI and panel from the agent's processes, and
+    // refuses them the person's authority (answering approvals, resetting the stop).
+    ...(platform === 'windows'
+      ? []
+      : ([['koffi', 'answering approvals, resetting the stop, changing settings']] as const)),
   ] as const) {
     const present = probes.hasPackage(name);
     checks.push({

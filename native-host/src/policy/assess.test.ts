@@ -249,3 +249,13 @@ describe('a tool is judged by what its declaration says it touches', () => {
     expect(assessment.analysis.risk).toBe('critical');
   });
 });
+
+describe('a screenshot of a window is checked against the blocked apps, whatever the mode says', () => {
+  it('the default mode with a window title captures that window: a blocked app is refused', () => {
+    const env = assessEnvFactory('linux', home, [])(securityConfigSchema.parse({ blocked_apps: ['KeePassXC'] }));
+    for (const input of [{ window_title: 'KeePassXC' }, { mode: 'window', window_title: 'KeePassXC' }]) {
+      expect(blocked(assessInput(tool('screenshot'), input, env)), JSON.stringify(input)).toBe(true);
+    }
+    expect(blocked(assessInput(tool('screenshot'), { window_title: 'Text Editor' }, env))).toBe(false);
+  });
+});

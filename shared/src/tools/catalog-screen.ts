@@ -50,7 +50,9 @@ export const screenshot = defineTool({
   // sentence covers text seen in screenshots.
   outputFrom: 'trusted',
   resources: (input) => ({
-    apps: input.mode === 'window' && input.window_title !== undefined ? [input.window_title] : [],
+    // A window title captures that window whatever the mode says (the handler takes the default
+    // mode with a title as "window"), so the blocked-apps guard sees every title given.
+    apps: input.window_title !== undefined ? [input.window_title] : [],
   }),
 });
 

@@ -2,6 +2,22 @@ import fs from 'node:fs';
 
 import { AGENT_PROCESS_ENV } from '@nextai/shared';
 
+import type { PeerLookup } from './peer-process.js';
+
+/**
+ * What the daemon concluded about a connection's process when it connected. Judged once, then:
+ * the process may exit and its pid be reused (even by a thread of the daemon) long before the
+ * connection asks for anything.
+ */
+export type ProcessVerdict =
+  { known: true; pid: number; agent?: string | undefined } | { known: false; reason: string };
+
+export function judgeProcess(peer: PeerLookup, daemonPid: number, facts: ProcessFacts): ProcessVerdict {
+  if (!peer.ok) return { known: false, reason: peer.reason };
+  const agent = agentProcessReason(peer.peer.pid, daemonPid, facts);
+  return { known: true, pid: peer.peer.pid, ...(agent ? { agent } : {}) };
+}
+
 /** What the check needs to know of a process (from /proc on Linux; faked in tests). */
 export interface ProcessFacts {
   /** The parent of `pid`, or undefined when the process is gone or unreadable. */

@@ -39,6 +39,28 @@ export class AuthorityGate {
     throw new AppError('NOT_THE_PERSON', refusal, { details: { method, caller: caller.kind } });
   }
 
+  /**
+   * For what the agent's own processes may not do although it is not the person's authority:
+   * start or steer runs, run scheduled tasks now, call NextAI's tools around its run, rename
+   * conversations, stop the daemon. The person, the panel and MCP clients may. Returns the actor.
+   */
+  refuseAgent(caller: Caller, what: string, method: string): string {
+    if (caller.kind !== 'agent' && caller.kind !== 'unverified') return caller.actor;
+    const why =
+      caller.kind === 'agent'
+        ? `it came from the agent (${caller.reason})`
+        : `the daemon could not tell which process sent it (${caller.reason})`;
+    const refusal = `Processes the agent started may not ${what}: ${why}, so it was refused and logged. The agent works through its run's own tools, under the run's limits and grant.`;
+    this.options.audit.append({
+      kind: 'authority',
+      result: 'refused',
+      actor: caller.actor,
+      reason: refusal,
+      details: { method },
+    });
+    throw new AppError('NOT_THE_PERSON', refusal, { details: { method, caller: caller.kind } });
+  }
+
   private refusal(caller: Caller, what: string): string | undefined {
     const only = `Only the person can ${what}: from the side panel, or with the nextai command in a terminal of their own.`;
     switch (caller.kind) {

@@ -1,7 +1,6 @@
 import type { ClientInfo } from '@nextai/shared';
 
-import { agentProcessReason, type ProcessFacts } from './agent-process.js';
-import type { PeerCredentials } from './peer-process.js';
+import type { ProcessVerdict } from './agent-process.js';
 
 /**
  * Who is on the other end of a connection, as far as the person's authority goes:
@@ -19,23 +18,24 @@ export type Caller =
   | { kind: 'mcp'; actor: string }
   | { kind: 'unverified'; actor: string; reason: string };
 
-export type PeerLookup = { ok: true; peer: PeerCredentials } | { ok: false; reason: string };
-
 export interface IdentifyOptions {
-  daemonPid: number;
-  facts: ProcessFacts;
   /** Where the kernel cannot name a pipe's peer (Windows), the claimed kind is all there is. */
   peersKnowable: boolean;
 }
 
-export function identifyCaller(info: ClientInfo | undefined, peer: PeerLookup, options: IdentifyOptions): Caller {
+/** Who a connection is: what its process was judged to be when it connected, and what it claims. */
+export function identifyCaller(
+  info: ClientInfo | undefined,
+  process: ProcessVerdict,
+  options: IdentifyOptions,
+): Caller {
   const claimed = info ? `${info.kind}:${info.name}` : 'an unidentified client';
-  const pid = peer.ok ? peer.peer.pid : undefined;
-  if (peer.ok) {
-    const agent = agentProcessReason(peer.peer.pid, options.daemonPid, options.facts);
+  const pid = process.known ? process.pid : undefined;
+  if (process.known) {
+    const agent = process.agent;
     if (agent) return { kind: 'agent', actor: `agent (${agent}, claiming to be ${claimed})`, reason: agent, pid };
   } else if (options.peersKnowable) {
-    return { kind: 'unverified', actor: `unverified (${claimed})`, reason: peer.reason };
+    return { kind: 'unverified', actor: `unverified (${claimed})`, reason: process.reason };
   }
   const where = pid === undefined ? '' : `, process ${pid}`;
   switch (info?.kind) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { AgentInputActivity } from './agent-input.js';
-import { agentProcessReason, psFacts, type ProcessFacts } from './agent-process.js';
+import { agentProcessReason, judgeProcess, psFacts, type ProcessFacts } from './agent-process.js';
 import { AuthorityGate } from './authority.js';
 import { identifyCaller, type Caller } from './caller.js';
 import type { AuditEntry } from '../audit/index.js';
@@ -57,7 +57,9 @@ describe('agentProcessReason', () => {
 
 describe('identifyCaller', () => {
   const tree = facts({ 1: 0, [DAEMON]: 1, 200: DAEMON, 300: 1 });
-  const options = { daemonPid: DAEMON, facts: tree, peersKnowable: true };
+  const options = { peersKnowable: true };
+  /** The verdict the daemon reaches when `pid` connects. */
+  const connected = (pid: number) => judgeProcess({ ok: true, peer: { pid } }, DAEMON, tree);
   const info = (kind: 'cli' | 'extension' | 'mcp' | 'test', name = 'x') => ({
     kind,
     name,
@@ -68,29 +70,40 @@ describe('identifyCaller', () => {
 
   it('a process the agent started is the agent whatever it claims to be', () => {
     for (const kind of ['cli', 'extension', 'test'] as const) {
-      const caller = identifyCaller(info(kind), { ok: true, peer: { pid: 200 } }, options);
+      const caller = identifyCaller(info(kind), connected(200), options);
       expect(caller.kind).toBe('agent');
       expect(caller.actor).toContain(`claiming to be ${kind}:x`);
     }
   });
 
   it("the person's CLI, the panel's bridge and MCP clients are told apart", () => {
-    expect(identifyCaller(info('cli', 'nextai-cli'), { ok: true, peer: { pid: 300 } }, options)).toMatchObject({
+    expect(identifyCaller(info('cli', 'nextai-cli'), connected(300), options)).toMatchObject({
       kind: 'person',
       actor: 'person (CLI, process 300)',
     });
-    expect(identifyCaller(info('extension', 'chromium'), { ok: true, peer: { pid: 300 } }, options).kind).toBe('panel');
-    expect(identifyCaller(info('mcp', 'cursor'), { ok: true, peer: { pid: 300 } }, options)).toMatchObject({
+    expect(identifyCaller(info('extension', 'chromium'), connected(300), options).kind).toBe('panel');
+    expect(identifyCaller(info('mcp', 'cursor'), connected(300), options)).toMatchObject({
       kind: 'mcp',
       actor: 'mcp:cursor',
     });
   });
 
+  it('the verdict is reached when the process connects: a pid reused afterwards changes nothing', () => {
+    const facts = { 1: 0, [DAEMON]: 1, 200: DAEMON } as Record<number, number>;
+    const verdict = judgeProcess({ ok: true, peer: { pid: 200 } }, DAEMON, {
+      parentOf: (pid) => facts[pid],
+      pidNamespaceOf: () => 'pid:[1]',
+    });
+    // The agent's process exits; its pid goes to something that looks like the person's.
+    facts[200] = 1;
+    expect(identifyCaller(info('cli'), verdict, options).kind).toBe('agent');
+  });
+
   it('where the kernel could name the peer but did not, the caller is unverified; on Windows the claim stands', () => {
-    const unknown = { ok: false as const, reason: 'no fd' };
+    const unknown = judgeProcess({ ok: false, reason: 'no fd' }, DAEMON, tree);
     expect(identifyCaller(info('cli'), unknown, options).kind).toBe('unverified');
     expect(identifyCaller(info('cli'), unknown, { ...options, peersKnowable: false }).kind).toBe('person');
-    expect(identifyCaller(undefined, { ok: true, peer: { pid: 300 } }, options).kind).toBe('unverified');
+    expect(identifyCaller(undefined, connected(300), options).kind).toBe('unverified');
   });
 });
 

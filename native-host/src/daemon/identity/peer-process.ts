@@ -18,6 +18,8 @@ export interface PeerCredentials {
   uid?: number | undefined;
 }
 
+export type PeerLookup = { ok: true; peer: PeerCredentials } | { ok: false; reason: string };
+
 type PeerReader = (fd: number) => PeerCredentials | undefined;
 
 const SOL_SOCKET = 1;
@@ -62,7 +64,9 @@ function loadReader(platform: Platform): { read: PeerReader | null; problem?: st
       },
     };
   } catch (error) {
-    return { read: null, problem: `the peer-credentials call could not be loaded (${(error as Error).message})` };
+    // The first line says what is wrong; the require stack after it is noise to a person.
+    const reason = (error as Error).message.split('\n')[0];
+    return { read: null, problem: `the peer-credentials call could not be loaded (${reason})` };
   }
 }
 
@@ -73,10 +77,7 @@ function socketFd(socket: Socket): number | undefined {
 }
 
 /** The client process of `socket`, or why it cannot be known. */
-export function peerOf(
-  socket: Socket,
-  platform: Platform,
-): { ok: true; peer: PeerCredentials } | { ok: false; reason: string } {
+export function peerOf(socket: Socket, platform: Platform): PeerLookup {
   let reader = readers.get(platform);
   if (!reader) {
     reader = loadReader(platform);
