@@ -36,6 +36,12 @@ export function registerStopCommand(program: Command): void {
           : 'EMERGENCY STOP — nothing will run until `nextai stop --reset`',
       );
       printLine(`running calls aborted: ${report.aborted_calls} (all ended after ${report.ended_ms} ms)`);
+      printLine(
+        `apps the agent started, ended: ${report.apps_ended}` +
+          (report.apps_still_running > 0
+            ? ` (${report.apps_still_running} could not be ended: close them yourself)`
+            : ''),
+      );
       printLine(`held inputs: ${report.inputs_released}`);
       printLine(`notification: ${report.notification}`);
     });

@@ -11,6 +11,8 @@ import { findChromium } from '../browser/headless/chromium-path.js';
 import { HeadlessBrowser } from '../browser/headless/headless-browser.js';
 import { navigationRules } from '../browser/navigation-rules.js';
 import { readUploadFile } from '../browser/upload-file.js';
+import { LaunchedApps } from '../platform/launched-apps.js';
+import { locate } from '../tools/files/locate.js';
 import { DomainGuard } from '../policy/guards/domains.js';
 import { WebProvenance } from '../policy/web-provenance.js';
 import { isLocalEndpoint, priceOf } from '../agent/pricing.js';
@@ -49,6 +51,7 @@ import { ScreenSpace } from '../tools/screen-space.js';
 import type { HostHandlers, HostServices } from '../tools/types.js';
 import { runCommand } from '../subprocess.js';
 import { ApprovalQueue } from './approvals.js';
+import { CallGrants, grantedFileGuard } from './call-grant.js';
 import { AuditLog } from './audit/index.js';
 import { ClientConnection } from './client-connection.js';
 import { PolicyChangeRecorder } from './config-fingerprint.js';
@@ -62,7 +65,7 @@ import { EmergencyStop } from './emergency-stop.js';
 import { EventLog } from './event-log.js';
 import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
 import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
-import { ToolGateway } from './tool-gateway.js';
+import { ToolGateway, type CallContext, type ToolCallRequest } from './tool-gateway.js';
 import { createSandbox } from '../sandbox/select.js';
 import { SandboxService } from '../sandbox/service.js';
 
@@ -169,6 +172,18 @@ export class Daemon {
       options.desktop ??
       createDesktop(platform, process.env, homeDir, { windowPid: (machine, pid) => sandbox.windowPid(machine, pid) });
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
+    // The grant of the call in progress (set where runs and schedules enter the gateway, below):
+    // the file tools check a path again as they act, narrowed by it (issue #16).
+    const callGrants = new CallGrants();
+    const callTool = (request: ToolCallRequest, context: CallContext) =>
+      callGrants.run(context.grant, () => this.gateway.call(request, context));
+    // Every app the agent starts, so the emergency stop can end them (issue #16). One that starts
+    // while the stop is on (a launch under way when it came) is ended at once.
+    const launchedApps = new LaunchedApps({
+      platform,
+      stopped: () => this.emergency?.state().active ?? false,
+      log: log.child('apps'),
+    });
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
     const hostServices: HostServices = {
       platform,
@@ -179,6 +194,9 @@ export class Daemon {
       blobs,
       security: () => policy.current.config.security,
       homeDir,
+      // The same file guard the policy decides with, asked again when a file tool acts.
+      fileGuard: grantedFileGuard(callGrants, () => assessEnv(policy.current.config.security).checkFile, homeDir),
+      launchedApps,
       emit: (type, data) => events.append(type, data),
       sandbox,
     };
@@ -254,13 +272,18 @@ export class Daemon {
       headless: () => this.headless,
       navigationRules: (grant) => navigationRules(policy.current.config.security, grant?.restrictions?.allowed_domains),
       webProvenance,
-      readUpload: (file) => readUploadFile(file, homeDir, platform, policy.current.config.security.max_file_size),
+      readUpload: (file) =>
+        readUploadFile(
+          file,
+          (input) => locate(hostServices, input, 'read', 'read').real,
+          policy.current.config.security.max_file_size,
+        ),
       terminalInput: terminalInputOn(desktop, platform),
     });
     this.runManager = new RunManager({
       db,
       events,
-      callTool: (request, context) => this.gateway.call(request, context),
+      callTool,
       availableTools: () => this.gateway.availableTools(),
       model: options.model ?? (() => chooseModel(paths.configFile)),
       projectId: (name) => policy.project(name).id,
@@ -298,13 +321,20 @@ export class Daemon {
           for (const approval of this.approvals.list('pending', 1000)) this.approvals.cancel(approval.id, reason);
         },
         releaseInputs: () => releaseHeldInputs(desktop),
+        endLaunchedApps: () => launchedApps.endAll(),
         notify: async (title, body) => {
           const sent = await notify(title, body);
           return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;
         },
-        record: ({ engaged, reason, by, aborted }) => {
-          if (engaged) events.append('emergency.engaged', { reason, by, aborted_calls: aborted });
-          else events.append('emergency.reset', { by });
+        record: ({ engaged, reason, by, aborted, appsEnded }) => {
+          if (engaged) {
+            events.append('emergency.engaged', {
+              reason,
+              by,
+              aborted_calls: aborted,
+              ...(appsEnded === undefined ? {} : { apps_ended: appsEnded }),
+            });
+          } else events.append('emergency.reset', { by });
         },
       },
       audit,
@@ -322,7 +352,7 @@ export class Daemon {
       store: scheduleStore,
       clock,
       executor: new DaemonTaskExecutor({
-        callTool: (request, context) => this.gateway.call(request, context),
+        callTool,
         events,
         runs: this.runManager,
         log: log.child('scheduler'),

@@ -24,7 +24,7 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function actions(calls: string[]): EmergencyStopActions {
+function actions(calls: string[], notes: string[] = []): EmergencyStopActions {
   return {
     abortRunningCalls: async () => {
       calls.push('abort');
@@ -35,8 +35,13 @@ function actions(calls: string[]): EmergencyStopActions {
       calls.push('release');
       return 'released';
     },
-    notify: async () => {
+    endLaunchedApps: async () => {
+      calls.push('end-apps');
+      return { ended: 3, still_running: 0 };
+    },
+    notify: async (_title, body) => {
       calls.push('notify');
+      notes.push(body);
       return 'sent';
     },
     record: ({ engaged }) => void calls.push(engaged ? 'record-stop' : 'record-reset'),
@@ -46,17 +51,50 @@ function actions(calls: string[]): EmergencyStopActions {
 describe('EmergencyStop', () => {
   it('latches before acting, does everything it must, and reports the timing', async () => {
     const calls: string[] = [];
-    const stop = new EmergencyStop(db, actions(calls), audit);
+    const notes: string[] = [];
+    const stop = new EmergencyStop(db, actions(calls, notes), audit);
     const report = await stop.engage('panic', 'cli');
     expect(report).toMatchObject({
       already_active: false,
       aborted_calls: 2,
+      apps_ended: 3,
+      apps_still_running: 0,
       inputs_released: 'released',
       notification: 'sent',
     });
     expect(report.ended_ms).toBeGreaterThanOrEqual(0);
-    expect(calls).toEqual(['cancel-approvals', 'abort', 'release', 'record-stop', 'notify']);
+    expect(calls).toEqual(['cancel-approvals', 'abort', 'release', 'end-apps', 'record-stop', 'notify']);
+    // The person is told how many apps the agent had started were ended.
+    expect(notes[0]).toContain('Ended 3 apps the agent had started.');
     expect(stop.state()).toMatchObject({ active: true, reason: 'panic', by: 'cli' });
+  });
+
+  it('says which apps could not be ended, and still stops when ending them fails', async () => {
+    const notes: string[] = [];
+    const base = actions([], notes);
+    const stuck = new EmergencyStop(
+      db,
+      { ...base, endLaunchedApps: async () => ({ ended: 1, still_running: 1 }) },
+      audit,
+    );
+    const report = await stuck.engage('panic', 'cli');
+    expect(report).toMatchObject({ apps_ended: 1, apps_still_running: 1 });
+    expect(notes[0]).toContain('Ended 1 app the agent had started. 1 app the agent started could not be ended');
+    stuck.reset('cli');
+    const broken = new EmergencyStop(
+      db,
+      {
+        ...base,
+        endLaunchedApps: async () => {
+          throw new Error('no process table');
+        },
+      },
+      audit,
+    );
+    const second = await broken.engage('panic', 'cli');
+    expect(broken.state().active).toBe(true);
+    expect(second).toMatchObject({ apps_ended: 0 });
+    expect(notes[1]).toContain('could not be checked; close them yourself');
   });
 
   it('stays set across a restart until reset', async () => {

@@ -13,6 +13,10 @@ export interface EmergencyState {
 export interface StopReport {
   already_active: boolean;
   aborted_calls: number;
+  /** Apps the agent started (app_launch) that were running and were ended, with all they started. */
+  apps_ended: number;
+  /** Apps the agent started that could not be ended (named in the daemon's log). */
+  apps_still_running: number;
   ended_ms: number;
   inputs_released: string;
   notification: string;
@@ -24,9 +28,11 @@ export interface EmergencyStopActions {
   /** Closes every pending approval unanswered. */
   cancelPendingApprovals(reason: string): void;
   releaseInputs(): Promise<string>;
+  /** Ends every app the agent launched and everything they started (SIGTERM, then SIGKILL). */
+  endLaunchedApps(): Promise<{ ended: number; still_running: number }>;
   notify(title: string, body: string): Promise<string>;
   /** Tells the clients (events); the audit row is the stop's own. */
-  record(change: { engaged: boolean; reason: string; by: string; aborted: number }): void;
+  record(change: { engaged: boolean; reason: string; by: string; aborted: number; appsEnded?: number }): void;
 }
 
 /** The audit chain, where each engage and reset of the stop is a row. */
@@ -95,19 +101,23 @@ export class EmergencyStop {
       }
     }
     this.actions.cancelPendingApprovals(`emergency stop: ${reason}`);
-    const [aborted, released] = await Promise.all([
+    const [aborted, released, apps] = await Promise.all([
       this.actions.abortRunningCalls(`emergency stop: ${reason}`),
       this.actions.releaseInputs(),
+      // Apps the agent launched keep running on their own: they are ended too (issue #16).
+      this.actions.endLaunchedApps().catch(() => ({ ended: 0, still_running: -1 })),
     ]);
     const endedMs = Math.round((performance.now() - started) * 100) / 100;
-    this.actions.record({ engaged: true, reason, by, aborted });
+    this.actions.record({ engaged: true, reason, by, aborted, appsEnded: apps.ended });
     const notification = await this.actions.notify(
       'NextAI Agent stopped',
-      `Emergency stop (${reason}). Nothing will run until you reset it: nextai stop --reset`,
+      `Emergency stop (${reason}). ${appsSentence(apps)}Nothing will run until you reset it: nextai stop --reset`,
     );
     return {
       already_active: already,
       aborted_calls: aborted,
+      apps_ended: apps.ended,
+      apps_still_running: Math.max(0, apps.still_running),
       ended_ms: endedMs,
       inputs_released: released,
       notification,
@@ -150,4 +160,16 @@ export class EmergencyStop {
       ...(last.entry.actor !== undefined ? { by: last.entry.actor } : {}),
     };
   }
+}
+
+/** What the notification says about the apps the agent had started. */
+function appsSentence(apps: { ended: number; still_running: number }): string {
+  const plural = (count: number) => `${count} app${count === 1 ? '' : 's'}`;
+  if (apps.still_running < 0) return 'The apps the agent started could not be checked; close them yourself. ';
+  const ended = apps.ended > 0 ? `Ended ${plural(apps.ended)} the agent had started. ` : '';
+  const left =
+    apps.still_running > 0
+      ? `${plural(apps.still_running)} the agent started could not be ended; close them yourself. `
+      : '';
+  return ended + left;
 }

@@ -51,6 +51,12 @@ export interface LaunchOptions {
     command: string[],
     env: Record<string, string>,
   ) => { file: string; args: string[]; env: Record<string, string> };
+  /**
+   * Told the pid of what was started the moment it exists — before the adapter knows whether the
+   * app keeps running — so the daemon's registry of launched apps (launched-apps.ts) can end it
+   * at an emergency stop, even one that comes while the launch is still being watched.
+   */
+  started?: (pid: number) => void;
 }
 
 export interface WindowInfo {
@@ -144,8 +150,14 @@ export interface NotificationAdapter {
 }
 
 export interface TrashAdapter {
-  /** Moves a file or directory to the desktop trash; resolves with where it went. */
-  moveToTrash(absolutePath: string): Promise<{ trashedTo: string }>;
+  /**
+   * Moves a file or directory to the desktop trash; resolves with where it went. `via`, where
+   * given, is how to reach that very entry (Linux: through its open folder, /proc/self/fd/<n>/<name>)
+   * so it is the entry the policy judged that moves, even if its path was re-pointed meanwhile;
+   * `absolutePath` is still what the trash records as where it came from. Adapters that move
+   * by name (macOS, Windows) ignore it.
+   */
+  moveToTrash(absolutePath: string, options?: { via?: string }): Promise<{ trashedTo: string }>;
 }
 
 export interface Desktop {

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 
-import { AppError, getTool, securityConfigSchema, type HostToolName } from '@nextai/shared';
+import { AppError, getTool, securityConfigSchema, type HostToolName, type Platform } from '@nextai/shared';
 
 import { createLogger } from '../logger.js';
 import { dataPaths } from '../paths.js';
 import type { Desktop } from '../platform/desktop.js';
+import { LaunchedApps } from '../platform/launched-apps.js';
+import { resolvePath } from '../policy/guards/resolve.js';
 import type { BlobStore } from './blob-store.js';
 import { ScreenSpace } from './screen-space.js';
-import type { HostServices, ToolContext } from './types.js';
+import type { FileGuardService, HostServices, ToolContext } from './types.js';
 
 /** Test helpers for the app/window and system tools: services around a desktop, and checked calls. */
 
@@ -35,6 +37,19 @@ export class MemoryBlobStore implements BlobStore {
   }
 }
 
+/**
+ * A file guard for tests of the tools' own mechanics: it resolves paths as the real guard does
+ * (from `homeDir`) and allows every one. Tests of what the guard refuses use the real FileGuard.
+ */
+export function unguardedFiles(homeDir: string, platform: Platform): FileGuardService {
+  return {
+    check: (file, _access, options) => ({
+      allowed: true,
+      real: resolvePath(file, homeDir, homeDir, platform, options).real,
+    }),
+  };
+}
+
 export function testServices(desktop: Desktop, blobs: BlobStore = new MemoryBlobStore()): HostServices {
   const dataDir = os.tmpdir();
   return {
@@ -46,6 +61,8 @@ export function testServices(desktop: Desktop, blobs: BlobStore = new MemoryBlob
     blobs,
     security: () => securityConfigSchema.parse({}),
     homeDir: os.homedir(),
+    fileGuard: unguardedFiles(os.homedir(), desktop.platform),
+    launchedApps: new LaunchedApps({ platform: desktop.platform }),
     emit: () => undefined,
   };
 }

@@ -3,6 +3,7 @@ import type {
   EventType,
   HandlerTable,
   HostToolName,
+  Localized,
   Platform,
   SandboxNetwork,
   SecurityConfig,
@@ -12,6 +13,7 @@ import type {
 import type { Logger } from '../logger.js';
 import type { DataPaths } from '../paths.js';
 import type { Desktop } from '../platform/desktop.js';
+import type { LaunchedApps } from '../platform/launched-apps.js';
 import type { SandboxService } from '../sandbox/service.js';
 import type { BlobStore } from './blob-store.js';
 import type { ScreenSpace } from './screen-space.js';
@@ -65,6 +67,14 @@ export interface HostServices {
   security(): SecurityConfig;
   /** The home directory (`~`), as the policy guards resolve it. */
   homeDir: string;
+  /**
+   * The policy's file guard, asked again when a file tool acts (issue #16): the policy judged the
+   * path when it decided, but a folder on the way may have been moved or replaced by a link since
+   * (while a person read the approval card). What a file tool opens is what this says now.
+   */
+  fileGuard: FileGuardService;
+  /** The apps the agent started (app_launch): the emergency stop ends them all. */
+  launchedApps: LaunchedApps;
   /** Appends an event to the daemon's event log (e.g. `file.changed` from file_watch). */
   emit<T extends EventType>(type: T, data: EventData<T>): void;
   /**
@@ -72,6 +82,22 @@ export interface HostServices {
    * built without it (tests of the terminal's own mechanics) start processes directly.
    */
   sandbox?: SandboxService | undefined;
+}
+
+/** The file guard's verdict on a path at the moment a file tool acts on it. */
+export interface FileGuardVerdict {
+  allowed: boolean;
+  /** Where the path leads now: `~`, `..` and symlinks resolved (the last name kept with followFinal false). */
+  real: string;
+  reason?: Localized | undefined;
+}
+
+export interface FileGuardService {
+  /**
+   * The same check the policy makes — NextAI's own files, the allowed directories narrowed by the
+   * call's grant, the denied patterns — on the path as it resolves now.
+   */
+  check(path: string, access: 'read' | 'write', options?: { followFinal?: boolean }): FileGuardVerdict;
 }
 
 /** A group of handlers plus what must happen when the daemon stops (kill sessions, close watchers). */

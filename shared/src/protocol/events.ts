@@ -57,7 +57,13 @@ export const EVENT_DATA_SCHEMAS = {
   /** The panel's preferences changed (another panel, another browser profile): follow them. */
   'settings.ui_changed': z.object({ language: z.string(), setup_done: z.boolean() }),
   'policy.rejected': z.object({ file: z.string(), problems: z.array(z.string()) }),
-  'emergency.engaged': z.object({ reason: z.string(), by: z.string(), aborted_calls: z.number().int() }),
+  'emergency.engaged': z.object({
+    reason: z.string(),
+    by: z.string(),
+    aborted_calls: z.number().int(),
+    /** Apps the agent had started that the stop ended. */
+    apps_ended: z.number().int().optional(),
+  }),
   'emergency.reset': z.object({ by: z.string() }),
   'run.breaker_tripped': z.object({ run_id: z.string(), consecutive: z.number().int(), total: z.number().int() }),
   /** From `file_watch`: something under a watched path was created, modified or deleted (`path` is absolute). */

@@ -313,6 +313,10 @@ export const DAEMON_METHODS = {
     result: z.object({
       already_active: z.boolean(),
       aborted_calls: z.number().int(),
+      /** Apps the agent started (app_launch) that were running and were ended, with all they started. */
+      apps_ended: z.number().int(),
+      /** Apps the agent started that could not be ended. */
+      apps_still_running: z.number().int(),
       /** Milliseconds from the request until every running tool call had ended. */
       ended_ms: z.number(),
       inputs_released: z.string(),

@@ -37,8 +37,12 @@ export function createLinuxTrash(
   const uid = options.uid ?? process.getuid?.() ?? 0;
   const now = options.now ?? (() => new Date());
   return {
-    moveToTrash: async (absolutePath) => {
-      const trashedTo = await moveToTrash(absolutePath, { homeTrash: homeTrashDirectory(env, homeDir), uid, now });
+    moveToTrash: async (absolutePath, moveOptions) => {
+      const trashedTo = await moveToTrash(absolutePath, moveOptions?.via, {
+        homeTrash: homeTrashDirectory(env, homeDir),
+        uid,
+        now,
+      });
       return { trashedTo };
     },
   };
@@ -57,12 +61,18 @@ interface TrashContext {
   now: () => Date;
 }
 
-async function moveToTrash(file: string, context: TrashContext): Promise<string> {
+/**
+ * `file` is the path recorded (and shown); `via`, when given, is the way to the very same entry
+ * that is moved (its open folder's /proc/self/fd/<n>/<name>), so a folder re-pointed meanwhile
+ * cannot make something else go to the trash.
+ */
+async function moveToTrash(file: string, via: string | undefined, context: TrashContext): Promise<string> {
   if (!path.isAbsolute(file)) throw new AppError('INVALID_INPUT', `The trash takes absolute paths, not ${file}.`);
   const source = path.resolve(file);
+  const moved = via ?? source;
   let stats: fs.Stats;
   try {
-    stats = await fs.promises.lstat(source);
+    stats = await fs.promises.lstat(moved);
   } catch (error) {
     throw new AppError('NOT_FOUND', `${source} does not exist, so there is nothing to move to the trash.`, {
       cause: error,
@@ -78,7 +88,7 @@ async function moveToTrash(file: string, context: TrashContext): Promise<string>
     );
   }
   const homeDevice = (await fs.promises.stat(context.homeTrash)).dev;
-  if (stats.dev === homeDevice) return trashInto(context.homeTrash, source, source, context.now);
+  if (stats.dev === homeDevice) return trashInto(context.homeTrash, { moved, shown: source }, source, context.now);
 
   const topdir = await mountTop(source, stats.dev);
   const topTrash = await topdirTrash(topdir, context.uid);
@@ -86,10 +96,10 @@ async function moveToTrash(file: string, context: TrashContext): Promise<string>
     if (isInside(source, topTrash)) {
       throw new AppError('INVALID_INPUT', `${source} is already in the trash of its disk (${topTrash}).`);
     }
-    return trashInto(topTrash, source, path.relative(topdir, source), context.now);
+    return trashInto(topTrash, { moved, shown: source }, path.relative(topdir, source), context.now);
   }
   // No usable trash on that disk: copied into the home trash, where it is just as restorable.
-  return trashInto(context.homeTrash, source, source, context.now);
+  return trashInto(context.homeTrash, { moved, shown: source }, source, context.now);
 }
 
 /** `files/` and `info/` exist in `trash` (created 0700, as the spec asks), or a clear error. */
@@ -106,9 +116,14 @@ const INFO_SUFFIX = '.trashinfo';
 /** NAME_MAX of Linux file systems, in bytes; the .trashinfo name must fit too. */
 const NAME_MAX = 255;
 
-async function trashInto(trash: string, source: string, recordedPath: string, now: () => Date): Promise<string> {
+async function trashInto(
+  trash: string,
+  { moved: source, shown }: { moved: string; shown: string },
+  recordedPath: string,
+  now: () => Date,
+): Promise<string> {
   await ensureTrash(trash, `the trash folder ${trash}`);
-  const base = fitName(path.basename(source));
+  const base = fitName(path.basename(recordedPath));
   for (let attempt = 1; attempt < 100_000; attempt += 1) {
     const name = attempt === 1 ? base : numberedName(base, attempt);
     const infoFile = path.join(trash, 'info', `${name}${INFO_SUFFIX}`);
@@ -142,8 +157,8 @@ async function trashInto(trash: string, source: string, recordedPath: string, no
       const code = (error as NodeJS.ErrnoException).code;
       throw new AppError(
         code === 'EACCES' || code === 'EPERM' ? 'PERMISSION_DENIED' : 'TOOL_FAILED',
-        `Cannot move ${source} to the trash (${destination}): ${(error as Error).message}`,
-        { cause: error, details: { path: source, code } },
+        `Cannot move ${shown} to the trash (${destination}): ${(error as Error).message}`,
+        { cause: error, details: { path: shown, code } },
       );
     }
     return destination;

@@ -287,9 +287,9 @@ export function createLinuxWindows(
   async function launchApp(name: string, args: string[], launch: LaunchOptions = {}): Promise<{ pid: number | null }> {
     await requireDisplay(env);
     const command = await resolveLaunchCommand(name, args, env);
-    if (!launch.confine) return spawnDetached(command, env);
+    if (!launch.confine) return spawnDetached(command, env, undefined, launch.started);
     const prepared = launch.confine(command, xEnvironmentFor(env));
-    return spawnDetached([prepared.file, ...prepared.args], env, prepared.env);
+    return spawnDetached([prepared.file, ...prepared.args], env, prepared.env, launch.started);
   }
 
   async function killProcess(pid: number, force: boolean): Promise<void> {
@@ -770,6 +770,7 @@ function spawnDetached(
   command: string[],
   env: NodeJS.ProcessEnv,
   environment: Record<string, string> = xEnvironmentFor(env),
+  started?: (pid: number) => void,
 ): Promise<{ pid: number | null }> {
   const [program, ...args] = command as [string, ...string[]];
   return new Promise((resolve, reject) => {
@@ -790,6 +791,9 @@ function spawnDetached(
       );
     });
     child.once('spawn', () => {
+      // The leader of its own process group (detached): registered at once, so an emergency stop
+      // ends it and all it starts even while it is still being watched here.
+      if (child.pid !== undefined) started?.(child.pid);
       const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         clearTimeout(timer);
         if (code === 0) resolve({ pid: null });

@@ -253,6 +253,15 @@ describe('macOS window requests and parsing', () => {
     expect(() => killPosixProcess(999, true, kill)).toThrow(/no process 999/);
   });
 
+  it('tell the registry of launched apps the pid they started (the emergency stop ends it)', async () => {
+    const jxa: JxaHost = { run: async () => ({ pid: 4321 }) };
+    const started: number[] = [];
+    await expect(
+      createMacosWindows({ jxa }).launchApp('TextEdit', [], { started: (pid) => started.push(pid) }),
+    ).resolves.toEqual({ pid: 4321 });
+    expect(started).toEqual([4321]);
+  });
+
   it('fail focus with a way out when the window did not come to the front', async () => {
     const jxa: JxaHost = { run: async () => false };
     await expect(createMacosWindows({ jxa }).focusWindow('5')).rejects.toMatchObject({ code: 'TOOL_FAILED' });

@@ -401,6 +401,7 @@ export function createMacosWindows(options: MacosAdapterOptions & { kill?: typeo
         throw new AppError('SANDBOX_UNAVAILABLE', 'Apps cannot run in a sandbox on macOS yet; nothing was started.');
       }
       const { pid } = z.object({ pid: z.number().int() }).parse(await run(jxa, macosWindowRequests.launch(name, args)));
+      if (pid > 0) options?.started?.(pid);
       return { pid: pid > 0 ? pid : null };
     },
     async killProcess(pid, force) {

@@ -254,6 +254,15 @@ describe('createWindowsWindows', () => {
     expect(host.calls[0]!.request).toEqual({ op: 'launch', name: 'notepad', commandLine: '"a b"' });
   });
 
+  it('tells the registry of launched apps the pid it started (the emergency stop ends it), and nothing for a hand-over', async () => {
+    const host = fakePowerShell((request) => ({ pid: request.name === 'notepad' ? 77 : null }));
+    const windows = createWindowsWindows({ powershell: host });
+    const started: number[] = [];
+    await windows.launchApp('notepad', [], { started: (pid) => started.push(pid) });
+    await windows.launchApp('https://example.com', [], { started: (pid) => started.push(pid) });
+    expect(started).toEqual([77]);
+  });
+
   it('kills through taskkill and refuses system pids and itself', async () => {
     const ran: Array<{ command: string; args: string[] }> = [];
     const exec: Exec = async (spec) => {

@@ -316,6 +316,7 @@ export function createWindowsWindows(options: WindowsAdapterOptions = {}): Windo
       const { pid } = z
         .object({ pid: z.number().int().nullable() })
         .parse(await powershell.run(WINDOWS_WINDOWS_SCRIPT, windowRequests.launch(name, args)));
+      if (pid !== null) options?.started?.(pid);
       return { pid };
     },
     async killProcess(pid, force) {

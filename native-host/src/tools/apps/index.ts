@@ -39,11 +39,11 @@ export function createAppHandlers(
     handlers: {
       app_launch: async (input, context) => {
         const confined = sandboxedLaunch(services, context.sandbox);
-        const { pid: started } = await windows.launchApp(
-          input.name,
-          input.args ?? [],
-          confined ? { confine: confined.confine } : {},
-        );
+        const { pid: started } = await windows.launchApp(input.name, input.args ?? [], {
+          ...(confined ? { confine: confined.confine } : {}),
+          // The daemon keeps every app the agent starts, so the emergency stop can end it.
+          started: (pid) => services.launchedApps.add(pid, input.name),
+        });
         if (started === null) {
           return {
             success: true,

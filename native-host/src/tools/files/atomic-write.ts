@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { currentPlatform } from '../../platform/current.js';
+import { AppError } from '@nextai/shared';
+
 import { fsError } from './locate.js';
+import { createExclusive, lstatOrUndefined, pathChanged, pinFolder, type PinnedFolder } from './pinned.js';
 
 export interface AtomicWriteOptions {
   /** Create missing folders above the file. */
@@ -18,65 +20,78 @@ export interface AtomicWriteOptions {
  * file in the same folder (same file system, so rename is atomic), is fsynced, renamed over the
  * target, and the folder is fsynced so the rename itself survives a power cut. An existing file
  * keeps its permission bits (and, when we may, its owner).
+ *
+ * `target` is a real path the file guard allowed (its last symlink already followed). The folder
+ * is held open from before the temporary file is made until after the rename (pinned.ts), so the
+ * file lands in the folder that was checked even if its path is re-pointed meanwhile; a symlink
+ * that appears at the target's name is replaced, never followed; and a folder that was moved or
+ * replaced is POLICY_BLOCKED before anything is renamed.
  */
 export async function writeFileAtomic(target: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
   const directory = path.dirname(target);
-  if (options.createParents) {
+  const name = path.basename(target);
+  let folder: PinnedFolder;
+  try {
+    folder = pinFolder(directory, 'written', options.createParents ?? false).folder;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') throw fsError(enoent(), target, 'write');
+    throw error;
+  }
+  try {
+    const existing = lstatOrUndefined(folder.entry(name));
+    if (existing?.isSymbolicLink()) {
+      // The guard followed the last link already: a link here now was put here since.
+      throw pathChanged(`${target} is now a symbolic link`, 'written');
+    }
+    if (existing && !existing.isFile()) {
+      throw new AppError(
+        'INVALID_INPUT',
+        existing.isDirectory()
+          ? `${target} is a directory; give the path of a file inside it.`
+          : `${target} is a special file (a device, pipe or socket); only regular files are written.`,
+        { details: { path: target } },
+      );
+    }
+    // The dot-prefixed name keeps file managers and globs from showing it while it exists.
+    const temporaryName = `.${name}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = path.join(directory, temporaryName);
+    let handle: fs.promises.FileHandle;
     try {
-      await fs.promises.mkdir(directory, { recursive: true });
+      handle = await createExclusive(folder, temporaryName, existing ? existing.mode & 0o7777 : 0o666);
     } catch (error) {
-      throw fsError(error, directory, 'create the folder');
+      throw fsError(error, target, 'write');
     }
-  }
-  let existing: fs.Stats | undefined;
-  try {
-    existing = await fs.promises.stat(target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(error, target, 'write');
-  }
-  // The dot-prefixed name keeps file managers and globs from showing it while it exists.
-  const temporary = path.join(directory, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  let handle: fs.promises.FileHandle;
-  try {
-    handle = await fs.promises.open(temporary, 'wx', existing ? existing.mode & 0o7777 : 0o666);
-  } catch (error) {
-    throw fsError(error, target, 'write');
-  }
-  try {
     try {
-      await handle.writeFile(data);
-      if (existing) {
-        // open() applies the umask; the old file's exact bits are restored here.
-        await handle.chmod(existing.mode & 0o7777);
-        if (process.getuid?.() === 0 && (existing.uid !== 0 || existing.gid !== 0)) {
-          await handle.chown(existing.uid, existing.gid);
+      try {
+        await handle.writeFile(data);
+        if (existing) {
+          // open() applies the umask; the old file's exact bits are restored here.
+          await handle.chmod(existing.mode & 0o7777);
+          if (process.getuid?.() === 0 && (existing.uid !== 0 || existing.gid !== 0)) {
+            await handle.chown(existing.uid, existing.gid);
+          }
         }
+        await handle.sync();
+      } finally {
+        await handle.close();
       }
-      await handle.sync();
-    } finally {
-      await handle.close();
+      await options.beforeRename?.(temporary);
+      // The last moment: the folder held must still be the folder the guard allowed.
+      folder.verify();
+      await fs.promises.rename(folder.entry(temporaryName), folder.entry(name));
+    } catch (error) {
+      // By name, a folder that is not where it was any more is left alone: its name may lead elsewhere.
+      if (folder.reachable()) await fs.promises.rm(folder.entry(temporaryName), { force: true });
+      throw fsError(error, target, 'write');
     }
-    await options.beforeRename?.(temporary);
-    await fs.promises.rename(temporary, target);
-  } catch (error) {
-    await fs.promises.rm(temporary, { force: true });
-    throw fsError(error, target, 'write');
+    folder.sync();
+  } finally {
+    folder.close();
   }
-  await syncDirectory(directory);
 }
 
-/** fsync of a folder makes a rename in it durable. Windows cannot open folders; there rename is journaled. */
-async function syncDirectory(directory: string): Promise<void> {
-  if (currentPlatform() === 'windows') return;
-  const handle = await fs.promises.open(directory, 'r');
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some file systems (certain FUSE and network mounts) do not support fsync on a folder.
-    if (!['EINVAL', 'ENOTSUP', 'EBADF'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
+function enoent(): NodeJS.ErrnoException {
+  return Object.assign(new Error('no such folder'), { code: 'ENOENT' });
 }
 
 /**

@@ -1,28 +1,55 @@
 import fs from 'node:fs';
 
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
 import { isPathInside, pathApiFor } from '../../policy/guards/paths.js';
-import { resolvePath, type ResolvedPath } from '../../policy/guards/resolve.js';
-import type { HostServices } from '../types.js';
+import { resolvePath } from '../../policy/guards/resolve.js';
+import type { FileGuardVerdict, HostServices } from '../types.js';
 
 /**
- * Where a file tool's path lands. Resolved exactly as the policy's file guard resolves it
- * (policy/assess-env.ts: working directory = the home directory), so the path the guard judged
- * is the path that is opened: `~` and relative paths from the home directory, `..` and every
- * symlink followed (`real`).
+ * Where a file tool's path lands, judged again now (issue #16). Resolved exactly as the policy's
+ * file guard resolves it (policy/assess-env.ts: working directory = the home directory) — `~` and
+ * relative paths from the home directory, `..` and every symlink followed (`real`) — and checked
+ * again by that guard (NextAI's own files, the allowed directories and the call's grant, the
+ * denied patterns): the policy decided on the path as it was, perhaps minutes ago, before a
+ * person approved; a folder on the way may have been replaced by a link since. A path the guard
+ * refuses now is POLICY_BLOCKED, and nothing is done.
  */
-export function locate(services: HostServices, input: string): ResolvedPath {
-  return resolvePath(input, services.homeDir, services.homeDir, services.platform);
+export function locate(
+  services: HostServices,
+  input: string,
+  access: 'read' | 'write',
+  nothingDone: string,
+): { real: string } {
+  const verdict = services.fileGuard.check(input, access);
+  refuseUnlessAllowed(input, verdict, nothingDone);
+  return { real: verdict.real };
 }
 
 /**
  * For operations on the name itself (delete, trash): the folders above it resolved, the last name
  * kept — so deleting a symlink removes the link, as `rm` does, not what it points to. The same
- * resolution the policy uses for delete_file (`followFinal: false`), `..` after a symlink included.
+ * resolution and check the policy uses for delete_file (`followFinal: false`), `..` after a
+ * symlink included.
  */
-export function locateEntry(services: HostServices, input: string): string {
-  return resolvePath(input, services.homeDir, services.homeDir, services.platform, { followFinal: false }).real;
+export function locateEntry(services: HostServices, input: string, nothingDone: string): string {
+  const verdict = services.fileGuard.check(input, 'write', { followFinal: false });
+  refuseUnlessAllowed(input, verdict, nothingDone);
+  return verdict.real;
+}
+
+function refuseUnlessAllowed(input: string, verdict: FileGuardVerdict, nothingDone: string): void {
+  if (verdict.allowed) return;
+  const leads = verdict.real === input ? '' : ` ${input} now leads to ${verdict.real}.`;
+  const reason = verdict.reason ?? say('NextAI may not use it.', 'NextAI 不能使用它。');
+  throw new AppError(
+    'POLICY_BLOCKED',
+    say(
+      `The path changed since it was approved (or the policy did):${leads} ${reason.en} Nothing was ${nothingDone}.`,
+      `路径（或策略）在批准之后发生了变化：${leads ? `${input} 现在指向 ${verdict.real}。` : ''}${reason['zh-CN']} 没有进行任何操作。`,
+    ),
+    { details: { path: verdict.real, changed: true } },
+  );
 }
 
 /** lstat/stat that answers undefined for "nothing there" and a clear AppError for the rest. */

@@ -4,6 +4,7 @@ import { AppError, type ToolInput, type ToolOutput } from '@nextai/shared';
 
 import type { HostServices, ToolContext } from '../types.js';
 import { fsError, locate, notFound, statOrUndefined } from './locate.js';
+import { openFileForReading } from './pinned.js';
 import { decode, formatSize, guessBinaryType, sniff, SNIFF_BYTES, splitLines, type Encoding } from './text.js';
 
 /** Lines returned when no `limit` is given: enough for most files, not a whole log. */
@@ -16,55 +17,69 @@ export interface TextFile {
   real: string;
   stats: fs.Stats;
   encoding: Encoding;
+  /**
+   * The file itself, open (pinned.ts: no symlink followed, confirmed to be the file at `real`).
+   * Read from this, not by name; the caller closes it.
+   */
+  handle: fs.promises.FileHandle;
 }
 
 /**
  * Opens `input` for reading as text, or throws the error that tells the model what to do instead:
  * NOT_FOUND, a folder (use file_search), a special file, a binary file (with its size and what it
  * looks like). The size limit is the caller's to apply, since reading a range of a large file is fine.
+ * The path is judged again by the file guard first (locate), as `access` (file_edit: write).
  */
-export async function inspectTextFile(services: HostServices, input: string): Promise<TextFile> {
-  const { real } = locate(services, input);
-  const stats = await statOrUndefined(real);
-  if (!stats) throw notFound(real, input);
-  if (stats.isDirectory()) {
+export async function inspectTextFile(
+  services: HostServices,
+  input: string,
+  access: 'read' | 'write' = 'read',
+): Promise<TextFile> {
+  const { real } = locate(services, input, access, access === 'read' ? 'read' : 'changed');
+  const named = await statOrUndefined(real);
+  if (!named) throw notFound(real, input);
+  if (named.isDirectory()) {
     throw new AppError(
       'INVALID_INPUT',
       `${real} is a directory, not a file. To see what is in it, use file_search with directory "${real}" and pattern "*".`,
       { details: { path: real } },
     );
   }
-  if (!stats.isFile()) {
+  if (!named.isFile()) {
     throw new AppError(
       'INVALID_INPUT',
       `${real} is a special file (a device, pipe or socket), not a regular file; reading it could wait forever.`,
       { details: { path: real } },
     );
   }
-  const head = await readHead(real, Math.min(SNIFF_BYTES, stats.size));
-  const verdict = sniff(head, stats.size <= SNIFF_BYTES);
-  if (verdict.binary) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `${real} is a binary file (${guessBinaryType(head)}, ${formatSize(stats.size)}), not text, so it cannot be read as lines. ` +
-        'Use a program that understands its format (for example through bash_execute).',
-      { details: { path: real, size: stats.size, type: guessBinaryType(head) } },
-    );
+  const handle = await openFileForReading(real);
+  try {
+    // What is open is what counts (the name may have been given another file meanwhile).
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new AppError('INVALID_INPUT', `${real} is not a regular file any more.`, { details: { path: real } });
+    }
+    const head = await readHead(handle, Math.min(SNIFF_BYTES, stats.size));
+    const verdict = sniff(head, stats.size <= SNIFF_BYTES);
+    if (verdict.binary) {
+      throw new AppError(
+        'INVALID_INPUT',
+        `${real} is a binary file (${guessBinaryType(head)}, ${formatSize(stats.size)}), not text, so it cannot be read as lines. ` +
+          'Use a program that understands its format (for example through bash_execute).',
+        { details: { path: real, size: stats.size, type: guessBinaryType(head) } },
+      );
+    }
+    return { real, stats, encoding: verdict.encoding, handle };
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
-  return { real, stats, encoding: verdict.encoding };
 }
 
-async function readHead(file: string, length: number): Promise<Buffer> {
-  const handle = await fs.promises.open(file, 'r').catch((error: unknown) => {
-    throw fsError(error, file, 'read');
-  });
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+async function readHead(handle: fs.promises.FileHandle, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, 0);
+  return buffer.subarray(0, bytesRead);
 }
 
 export async function fileRead(
@@ -73,6 +88,19 @@ export async function fileRead(
   context: Pick<ToolContext, 'signal'>,
 ): Promise<ToolOutput<'file_read'>> {
   const file = await inspectTextFile(services, input.path);
+  try {
+    return await readText(services, file, input, context.signal);
+  } finally {
+    await file.handle.close();
+  }
+}
+
+async function readText(
+  services: HostServices,
+  file: TextFile,
+  input: ToolInput<'file_read'>,
+  signal: AbortSignal,
+): Promise<ToolOutput<'file_read'>> {
   const maxSize = services.security().max_file_size;
   const ranged = input.offset !== undefined || input.limit !== undefined;
   if (file.stats.size > maxSize && !ranged) {
@@ -94,8 +122,8 @@ export async function fileRead(
   }
   const { lines, total, endsWithNewline } =
     file.encoding === 'utf8'
-      ? await streamLines(file.real, first, limit, context.signal)
-      : selectLines(decode(await fs.promises.readFile(file.real), file.encoding), first, limit);
+      ? await streamLines(file, first, limit, signal)
+      : selectLines(decode(await file.handle.readFile(), file.encoding), first, limit);
   if (first > Math.max(total, 1)) {
     throw new AppError(
       'INVALID_INPUT',
@@ -137,14 +165,22 @@ function selectLines(text: string, first: number, limit: number): LineRange {
  * bytes, decoded at the end, so a character split across chunks stays whole). Memory stays at
  * one chunk plus the lines asked for, whatever the file's size.
  */
-async function streamLines(file: string, first: number, limit: number, signal: AbortSignal): Promise<LineRange> {
+async function streamLines(opened: TextFile, first: number, limit: number, signal: AbortSignal): Promise<LineRange> {
+  const file = opened.real;
   const last = first + limit - 1;
   const kept: Buffer[] = [];
   let current: Buffer[] = [];
   let keptBytes = 0;
   let line = 1;
   let lastByte: number | undefined;
-  const stream = fs.createReadStream(file, { highWaterMark: 1024 * 1024, signal });
+  // From the open file, from its start; the handle stays open (the caller closes it).
+  const stream = fs.createReadStream(file, {
+    fd: opened.handle,
+    start: 0,
+    autoClose: false,
+    highWaterMark: 1024 * 1024,
+    signal,
+  });
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let start = 0;

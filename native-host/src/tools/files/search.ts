@@ -6,6 +6,7 @@ import picomatch from 'picomatch';
 import { pathApiFor } from '../../policy/guards/paths.js';
 import type { HostServices, ToolContext } from '../types.js';
 import { fsError, locate, notFound, statOrUndefined } from './locate.js';
+import { openFileForReading, PinnedFolder } from './pinned.js';
 import { sniff, SNIFF_BYTES } from './text.js';
 
 /**
@@ -87,10 +88,66 @@ export async function fileSearch(
   context: Pick<ToolContext, 'signal'>,
   budget: SearchBudget = DEFAULT_SEARCH_BUDGET,
 ): Promise<ToolOutput<'file_search'>> {
-  const api = pathApiFor(services.platform);
-  const { real: root } = locate(services, input.directory);
+  const { real: root } = locate(services, input.directory, 'read', 'read');
   const rootStats = await statOrUndefined(root);
   if (!rootStats) throw notFound(root, input.directory);
+  if (!rootStats.isDirectory()) {
+    return searchOneFile(services, input, root, budget, context);
+  }
+  // The folder judged, held open: the walk starts from it even if its path is re-pointed meanwhile.
+  const pinned = PinnedFolder.open(root, 'read');
+  try {
+    return await searchFolder(services, input, root, pinned.base(), budget, context);
+  } finally {
+    pinned.close();
+  }
+}
+
+/** A single file: its name is matched, or its content searched (read from the file judged). */
+async function searchOneFile(
+  services: HostServices,
+  input: ToolInput<'file_search'>,
+  root: string,
+  budget: SearchBudget,
+  context: Pick<ToolContext, 'signal'>,
+): Promise<ToolOutput<'file_search'>> {
+  const api = pathApiFor(services.platform);
+  const matcher = input.type === 'name' ? nameMatcher(input.pattern, services.platform) : contentMatcher(input.pattern);
+  if (matcher.kind === 'name') {
+    return finish(matcher.test(api.basename(root)) ? [{ path: root }] : [], input.max_results, undefined, {
+      binary: 0,
+      large: 0,
+      unreadable: 0,
+    });
+  }
+  const handle = await openFileForReading(root);
+  try {
+    const size = (await handle.stat()).size;
+    const fileBytes = Math.min(budget.fileBytes, services.security().max_file_size);
+    const skipped = { binary: 0, large: 0, unreadable: 0 };
+    const results: SearchResult[] = [];
+    if (size > fileBytes) skipped.large += 1;
+    else
+      matchLines(await handle.readFile({ signal: context.signal }), root, matcher, results, skipped, input.max_results);
+    return finish(results, input.max_results, undefined, skipped);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Breadth-first from `walkRoot` (the pinned folder's own path, /proc/self/fd/<n> on Linux); the
+ * paths given back are under `root`, the folder's real path.
+ */
+async function searchFolder(
+  services: HostServices,
+  input: ToolInput<'file_search'>,
+  root: string,
+  walkRoot: string,
+  budget: SearchBudget,
+  context: Pick<ToolContext, 'signal'>,
+): Promise<ToolOutput<'file_search'>> {
+  const api = pathApiFor(services.platform);
   const fileBytes = Math.min(budget.fileBytes, services.security().max_file_size);
   const matcher = input.type === 'name' ? nameMatcher(input.pattern, services.platform) : contentMatcher(input.pattern);
   const explicitlyNamed = new Set(
@@ -107,9 +164,11 @@ export async function fileSearch(
   const full = () => results.length > input.max_results;
 
   const relative = (file: string) => {
-    const value = api.relative(root, file);
+    const value = api.relative(walkRoot, file);
     return services.platform === 'windows' ? value.replaceAll('\\', '/') : value;
   };
+  /** Where a file found in the walk really is. */
+  const shown = (file: string) => api.join(root, api.relative(walkRoot, file));
 
   const searchContent = async (file: string, size: number) => {
     if (matcher.kind !== 'content') return;
@@ -124,39 +183,16 @@ export async function fileSearch(
     let data: Buffer;
     try {
       data = await fs.promises.readFile(file, { signal: context.signal });
-    } catch (error) {
+    } catch {
       context.signal.throwIfAborted();
-      if (file === root) throw fsError(error, file, 'read');
       skipped.unreadable += 1;
       return;
     }
     bytesRead += data.length;
-    const verdict = sniff(data.subarray(0, SNIFF_BYTES), data.length <= SNIFF_BYTES);
-    if (verdict.binary || verdict.encoding !== 'utf8') {
-      skipped.binary += 1;
-      return;
-    }
-    const lines = data.toString('utf8').split('\n');
-    for (const [index, raw] of lines.entries()) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (matcher.test(line.length > MATCHED_LINE_CHARS ? line.slice(0, MATCHED_LINE_CHARS) : line)) {
-        results.push({ path: file, line: index + 1, text: line.trim().slice(0, SHOWN_LINE_CHARS) });
-        if (full()) return;
-      }
-    }
+    matchLines(data, shown(file), matcher, results, skipped, input.max_results);
   };
 
-  if (!rootStats.isDirectory()) {
-    // A single file: its name is matched, or its content searched.
-    if (matcher.kind === 'name') {
-      if (matcher.test(api.basename(root))) results.push({ path: root });
-    } else {
-      await searchContent(root, rootStats.size);
-    }
-    return finish(results, input.max_results, stopped, skipped);
-  }
-
-  const queue: string[] = [root];
+  const queue: string[] = [walkRoot];
   outer: while (queue.length > 0) {
     const directory = queue.shift() as string;
     context.signal.throwIfAborted();
@@ -164,7 +200,7 @@ export async function fileSearch(
     try {
       names = await fs.promises.readdir(directory, { withFileTypes: true });
     } catch (error) {
-      if (directory === root) throw fsError(error, directory, 'list');
+      if (directory === walkRoot) throw fsError(error, root, 'list');
       skipped.unreadable += 1;
       continue;
     }
@@ -181,13 +217,13 @@ export async function fileSearch(
       }
       const file = api.join(directory, entry.name);
       if (entry.isDirectory()) {
-        if (pseudo.has(file)) continue;
+        if (pseudo.has(shown(file))) continue;
         if (SKIPPED_DIRECTORIES.has(entry.name) && !explicitlyNamed.has(entry.name)) continue;
         if (await hasSkipMarker(file, api)) continue;
-        if (matcher.kind === 'name' && matcher.test(relative(file))) results.push({ path: file });
+        if (matcher.kind === 'name' && matcher.test(relative(file))) results.push({ path: shown(file) });
         queue.push(file);
       } else if (matcher.kind === 'name') {
-        if (matcher.test(relative(file))) results.push({ path: file });
+        if (matcher.test(relative(file))) results.push({ path: shown(file) });
       } else if (entry.isFile()) {
         const stats = await statOrUndefined(file, false).catch(() => undefined);
         if (stats?.isFile()) await searchContent(file, stats.size);
@@ -197,6 +233,30 @@ export async function fileSearch(
     }
   }
   return finish(results, input.max_results, stopped, skipped);
+}
+
+/** Lines of a UTF-8 text that match, as results; binary or UTF-16 data is counted as skipped. */
+function matchLines(
+  data: Buffer,
+  file: string,
+  matcher: Matcher,
+  results: SearchResult[],
+  skipped: { binary: number },
+  max: number,
+): void {
+  const verdict = sniff(data.subarray(0, SNIFF_BYTES), data.length <= SNIFF_BYTES);
+  if (verdict.binary || verdict.encoding !== 'utf8') {
+    skipped.binary += 1;
+    return;
+  }
+  const lines = data.toString('utf8').split('\n');
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (matcher.test(line.length > MATCHED_LINE_CHARS ? line.slice(0, MATCHED_LINE_CHARS) : line)) {
+      results.push({ path: file, line: index + 1, text: line.trim().slice(0, SHOWN_LINE_CHARS) });
+      if (results.length > max) return;
+    }
+  }
 }
 
 function finish(

@@ -8,7 +8,8 @@ import { dataPaths } from '../../paths.js';
 import type { Desktop } from '../../platform/desktop.js';
 import { createFakeDesktop } from '../../platform/fake-desktop.js';
 import { createLinuxTrash } from '../../platform/linux/trash.js';
-import { testServices } from '../test-support.js';
+import { FileGuard } from '../../policy/guards/file-guard.js';
+import { testServices, unguardedFiles } from '../test-support.js';
 import type { HostServices } from '../types.js';
 
 export interface FileFixture {
@@ -25,7 +26,17 @@ export interface FileFixture {
 }
 
 /** Services around a temporary home, data directory and a real freedesktop trash in a temporary XDG_DATA_HOME. */
-export function fileFixture(options: { security?: Partial<SecurityConfig>; desktop?: Desktop } = {}): FileFixture {
+export function fileFixture(
+  options: {
+    security?: Partial<SecurityConfig>;
+    desktop?: Desktop;
+    /**
+     * The real file guard (the one the policy decides with), with the data directory as NextAI's
+     * own files, instead of one that allows every path.
+     */
+    guarded?: boolean;
+  } = {},
+): FileFixture {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nextai-files-')));
   const home = path.join(root, 'home');
   const dataDir = path.join(home, '.nextai-agent');
@@ -35,12 +46,16 @@ export function fileFixture(options: { security?: Partial<SecurityConfig>; deskt
   const desktop = options.desktop ?? { ...base, trash: createLinuxTrash({ XDG_DATA_HOME: dataHome }, home) };
   const events: EventData<'file.changed'>[] = [];
   const security = securityConfigSchema.parse({ ...options.security });
+  const guard = new FileGuard({ platform: 'linux', homeDir: home, security, protectedPaths: [dataDir] });
   const services: HostServices = {
     ...testServices(desktop),
     platform: 'linux',
     paths: dataPaths(dataDir, 'linux', 'test'),
     security: () => security,
     homeDir: home,
+    fileGuard: options.guarded
+      ? { check: (file, access, checkOptions) => guard.check(file, access, home, undefined, checkOptions) }
+      : unguardedFiles(home, 'linux'),
     emit: (type, data) => {
       if (type === 'file.changed') events.push(data as EventData<'file.changed'>);
     },

@@ -88,7 +88,7 @@ export class FileWatches {
   }
 
   private async start(input: ToolInput<'file_watch'>): Promise<ToolOutput<'file_watch'>> {
-    const { real } = locate(this.services, input.path as string);
+    const { real } = locate(this.services, input.path as string, 'read', 'watched');
     const stats = await statOrUndefined(real);
     if (!stats) throw notFound(real, input.path as string);
     if (this.watches.size >= this.limits.watches) {

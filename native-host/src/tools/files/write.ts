@@ -1,24 +1,33 @@
-import fs from 'node:fs';
-
 import { AppError, type ToolInput, type ToolOutput } from '@nextai/shared';
 
 import type { HostServices } from '../types.js';
 import { writeFileAtomic, type PathLocks } from './atomic-write.js';
 import { locate, statOrUndefined } from './locate.js';
+import { openFileForReading } from './pinned.js';
 import { inspectTextFile } from './read.js';
 import { decode, encode, formatSize, lineAt } from './text.js';
 
 /**
  * `file_write`: the whole content, written atomically (see writeFileAtomic) to where the path
  * really leads — through a symlink, the link stays and its target gets the content. Missing
- * folders above the file are created, as editors do when saving to a new place.
+ * folders above the file are created, as editors do when saving to a new place. The path is
+ * judged again by the file guard as the call runs (locate), and the write happens in the folder
+ * that was judged (pinned.ts).
  */
 export async function fileWrite(
   services: HostServices,
   locks: PathLocks,
   input: ToolInput<'file_write'>,
 ): Promise<ToolOutput<'file_write'>> {
-  const { real } = locate(services, input.path);
+  const data = Buffer.from(input.content, 'utf8');
+  const maxSize = services.security().max_file_size;
+  if (data.length > maxSize) {
+    throw new AppError(
+      'INVALID_INPUT',
+      `The content is ${formatSize(data.length)}, more than the ${formatSize(maxSize)} file size limit (security.max_file_size).`,
+    );
+  }
+  const { real } = locate(services, input.path, 'write', 'written');
   const stats = await statOrUndefined(real);
   if (stats?.isDirectory()) {
     throw new AppError('INVALID_INPUT', `${real} is a directory; give the path of a file inside it.`, {
@@ -29,14 +38,6 @@ export async function fileWrite(
     throw new AppError(
       'INVALID_INPUT',
       `${real} is a special file (a device, pipe or socket); file_write writes regular files.`,
-    );
-  }
-  const data = Buffer.from(input.content, 'utf8');
-  const maxSize = services.security().max_file_size;
-  if (data.length > maxSize) {
-    throw new AppError(
-      'INVALID_INPUT',
-      `The content is ${formatSize(data.length)}, more than the ${formatSize(maxSize)} file size limit (security.max_file_size).`,
     );
   }
   await locks.run(real, () => writeFileAtomic(real, data, { createParents: true }));
@@ -60,17 +61,27 @@ export async function fileEdit(
   if (input.old_string === input.new_string) {
     throw new AppError('INVALID_INPUT', 'old_string and new_string are the same; there is nothing to change.');
   }
-  const file = await inspectTextFile(services, input.path);
+  const file = await inspectTextFile(services, input.path, 'write');
+  await file.handle.close();
   return locks.run(file.real, async () => {
     const maxSize = services.security().max_file_size;
-    const stats = await fs.promises.stat(file.real);
-    if (stats.size > maxSize) {
-      throw new AppError(
-        'INVALID_INPUT',
-        `${file.real} is ${formatSize(stats.size)}, more than the ${formatSize(maxSize)} a file may have to be edited (security.max_file_size).`,
-      );
+    // Read again under the lock (an edit before this one may have replaced the file), from the
+    // file at the path that was judged, never through a link put there since.
+    const handle = await openFileForReading(file.real);
+    let bytes: Buffer;
+    try {
+      const stats = await handle.stat();
+      if (stats.size > maxSize) {
+        throw new AppError(
+          'INVALID_INPUT',
+          `${file.real} is ${formatSize(stats.size)}, more than the ${formatSize(maxSize)} a file may have to be edited (security.max_file_size).`,
+        );
+      }
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
     }
-    const text = decode(await fs.promises.readFile(file.real), file.encoding);
+    const text = decode(bytes, file.encoding);
     const crlf = usesCrlf(text);
     const candidates: [string, string][] = [];
     if (crlf) candidates.push([toCrlf(input.old_string), toCrlf(input.new_string)]);
