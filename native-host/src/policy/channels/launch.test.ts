@@ -139,7 +139,9 @@ describe("what a launched program runs has the display, where it can type into t
     expect(launch({ name: 'xterm', args: ['-e', 'vim', '-c', '!true'] }).action).not.toBe('auto_approve');
     expect(launch({ name: 'gvim', args: ['-c', '!true'] }).action).not.toBe('auto_approve');
     // Moving the cursor is not running anything.
-    expect(launch({ name: 'xterm', args: ['-e', 'vim', '+42', '~/Projects/app/README.md'] }).action).toBe('auto_approve');
+    expect(launch({ name: 'xterm', args: ['-e', 'vim', '+42', '~/Projects/app/README.md'] }).action).toBe(
+      'auto_approve',
+    );
   });
 });
 
