@@ -58,7 +58,21 @@ export type PanelMethod = (typeof PANEL_METHODS)[number];
  * activation when it is sent. (The daemon also refuses them while the agent drives the mouse and
  * keyboard, which the browser cannot tell from the person's.)
  */
-export const GESTURE_METHODS: ReadonlySet<PanelMethod> = new Set(['approvals.answer', 'safety.reset']);
+export const GESTURE_METHODS: ReadonlySet<PanelMethod> = new Set<PanelMethod>([
+  'approvals.answer',
+  'safety.reset',
+  'policy.set_template',
+  'settings.set_model',
+  'settings.set_security',
+  'settings.save_project',
+  'settings.delete_project',
+  'schedules.create',
+  'schedules.update',
+  'schedules.delete',
+  'sessions.delete',
+  'runs.answer',
+  'runs.resume',
+]);
 
 export const PANEL_PORT_NAME = 'nextai-panel';
 
