@@ -7,6 +7,9 @@ import type { Caller } from './caller.js';
 /** How long after the agent's last mouse or keyboard input a click in the side panel is not trusted. */
 export const AGENT_INPUT_QUIET_MS = 1500;
 
+const PANEL_AFTER_AGENT_INPUT =
+  "The agent was using the mouse or keyboard a moment ago, so this click in the side panel may have been the agent's and was not taken. If it was you, do it again in a moment.";
+
 export interface AuthorityGateOptions {
   audit: { append(entry: AuditEntry): unknown };
   agentInput: AgentInputActivity;
@@ -29,14 +32,7 @@ export class AuthorityGate {
   require(caller: Caller, what: string, method: string): string {
     const refusal = this.refusal(caller, what);
     if (refusal === undefined) return caller.actor;
-    this.options.audit.append({
-      kind: 'authority',
-      result: 'refused',
-      actor: caller.actor,
-      reason: refusal,
-      details: { method },
-    });
-    throw new AppError('NOT_THE_PERSON', refusal, { details: { method, caller: caller.kind } });
+    return this.refuse(caller, refusal, method);
   }
 
   /**
@@ -45,12 +41,21 @@ export class AuthorityGate {
    * conversations, stop the daemon. The person, the panel and MCP clients may. Returns the actor.
    */
   refuseAgent(caller: Caller, what: string, method: string): string {
+    if (caller.kind === 'panel' && this.agentInputRecent()) return this.refuse(caller, PANEL_AFTER_AGENT_INPUT, method);
     if (caller.kind !== 'agent' && caller.kind !== 'unverified') return caller.actor;
     const why =
       caller.kind === 'agent'
         ? `it came from the agent (${caller.reason})`
         : `the daemon could not tell which process sent it (${caller.reason})`;
-    const refusal = `Processes the agent started may not ${what}: ${why}, so it was refused and logged. The agent works through its run's own tools, under the run's limits and grant.`;
+    return this.refuse(
+      caller,
+      `Processes the agent started may not ${what}: ${why}, so it was refused and logged. The agent works through its run's own tools, under the run's limits and grant.`,
+      method,
+    );
+  }
+
+  /** Records the refusal in the audit log and throws it. */
+  private refuse(caller: Caller, refusal: string, method: string): never {
     this.options.audit.append({
       kind: 'authority',
       result: 'refused',
@@ -61,14 +66,18 @@ export class AuthorityGate {
     throw new AppError('NOT_THE_PERSON', refusal, { details: { method, caller: caller.kind } });
   }
 
+  /** A click in the panel now may be the agent's: it sent mouse or keyboard input a moment ago. */
+  private agentInputRecent(): boolean {
+    return this.options.agentInput.recent(this.options.quietMs ?? AGENT_INPUT_QUIET_MS);
+  }
+
   private refusal(caller: Caller, what: string): string | undefined {
     const only = `Only the person can ${what}: from the side panel, or with the nextai command in a terminal of their own.`;
     switch (caller.kind) {
       case 'person':
         return undefined;
       case 'panel':
-        if (!this.options.agentInput.recent(this.options.quietMs ?? AGENT_INPUT_QUIET_MS)) return undefined;
-        return `The agent was using the mouse or keyboard a moment ago, so this click in the side panel may have been the agent's and was not taken. If it was you, do it again in a moment.`;
+        return this.agentInputRecent() ? PANEL_AFTER_AGENT_INPUT : undefined;
       case 'agent':
         return `${only} This request came from the agent (${caller.reason}), so it was refused and logged.`;
       case 'mcp':

@@ -165,3 +165,23 @@ describe('AuthorityGate', () => {
     expect(rows).toHaveLength(2);
   });
 });
+
+describe('AuthorityGate.refuseAgent', () => {
+  it("refuses the agent's processes and a panel click right after the agent's input; lets the person, the panel and MCP clients", () => {
+    let now = 0;
+    const input = new AgentInputActivity(() => now);
+    const rows: AuditEntry[] = [];
+    const gate = new AuthorityGate({ audit: { append: (entry) => rows.push(entry) }, agentInput: input });
+    const agent: Caller = { kind: 'agent', actor: 'agent (x)', reason: 'process 200 was started by the agent' };
+    expect(() => gate.refuseAgent(agent, 'start runs', 'runs.start')).toThrow(
+      /Processes the agent started may not start runs/,
+    );
+    expect(gate.refuseAgent({ kind: 'mcp', actor: 'mcp:cursor' }, 'start runs', 'runs.start')).toBe('mcp:cursor');
+    const panel: Caller = { kind: 'panel', actor: 'person (side panel in chromium)' };
+    expect(gate.refuseAgent(panel, 'start runs', 'runs.start')).toBe(panel.actor);
+    input.begin()();
+    now = 500;
+    expect(() => gate.refuseAgent(panel, 'start runs', 'runs.start')).toThrow(/may have been the agent's/);
+    expect(rows.map((row) => row.details)).toEqual([{ method: 'runs.start' }, { method: 'runs.start' }]);
+  });
+});
