@@ -68,6 +68,22 @@ export function judgeLaunch(
   if (launch.kind !== 'app' && analysis && hasArgs && effects.unseenCode && effects.unseenCode.why !== unchecked) {
     onDisplay.push(effects.unseenCode.why);
   }
+  // Whatever the analyser rates critical in what a launch runs (`ex -c '!…'`, `less +!…`,
+  // `man -P`, `sqlite3 -cmd .shell`) has the person's display, where it can type into their other
+  // windows — their own terminal among them. In the sandbox that is not held back (issue #16).
+  const critical = analysis?.findings.find((finding) => finding.risk === 'critical');
+  if (hasArgs && critical && onDisplay.length === 0) onDisplay.push(critical.reason);
+  // An app's own options can name a program or settings it runs (`--renderer-cmd-prefix=…`,
+  // `--config-file`, `--script`): code nobody saw, with the display.
+  const runsOption = launch.kind === 'app' ? programOptions(launch.args) : undefined;
+  if (runsOption && onDisplay.length === 0) {
+    onDisplay.push(
+      say(
+        `starts ${program.given} with ${runsOption}, an option that can name a program, script or settings it runs`,
+        `以 ${runsOption} 启动 ${program.given}，这个选项可以指定它要运行的程序、脚本或设置`,
+      ),
+    );
+  }
   return { analysis, effects, app: launch.kind === 'app' || desktopApp, escape: escape?.why, onDisplay, findings };
 }
 
@@ -96,4 +112,13 @@ function dropOwnDesktopNeed(effects: ShellEffects, program: string): boolean {
   const index = effects.needs.findIndex((need) => need.kind === 'desktop' && need.why.en === own);
   if (index >= 0) effects.needs.splice(index, 1);
   return index >= 0;
+}
+
+/** Option names that point an app at a program, a script or settings of its own choosing. */
+const PROGRAM_OPTION =
+  /^--?[\w-]*(?:cmd|command|launcher|prefix|script|exec|program|plugin|config|init|eval|load|extension|profile|rc|macro|action)[\w-]*(?:=|$)/i;
+
+/** The first of an app's arguments that is such an option, or undefined. */
+function programOptions(args: readonly string[] | undefined): string | undefined {
+  return args?.find((arg) => PROGRAM_OPTION.test(arg))?.split('=')[0];
 }

@@ -138,6 +138,21 @@ describe("what a launched program runs has the display, where it can type into t
     expect(typed.action).not.toBe('auto_approve');
     expect(launch({ name: 'xterm', args: ['-e', 'vim', '-c', '!true'] }).action).not.toBe('auto_approve');
     expect(launch({ name: 'gvim', args: ['-c', '!true'] }).action).not.toBe('auto_approve');
+    // Whatever the analyser rates critical asks when launched: it runs with the display
+    // (bash_execute of the same command, without the display, runs confined).
+    expect(launch({ name: 'rm', args: ['-rf', '~/Projects/app/build'] }).action).toBe('require_approval');
+    expect(command('rm -rf ~/Projects/app/build').action).toBe('auto_approve');
+    // The second hostile review's launches: a debugger's one-dash long option, combined vim
+    // flags, a pager's command, a browser told which program to start its renderers with.
+    for (const input of [
+      { name: 'gdb', args: ['-q', '-eval-command=shell xdotool type x'] },
+      { name: 'xterm', args: ['-e', 'vim', '-Nu', '~/Projects/app/notes.txt'] },
+      { name: 'xterm', args: ['-e', 'ex', '-c', '!xdotool type x', '-c', 'qa!'] },
+      { name: 'xterm', args: ['-e', 'less', '+!xdotool type x', '/etc/hostname'] },
+      { name: 'chromium', args: ['--renderer-cmd-prefix=/bin/sh ~/Projects/c.sh', 'about:blank'] },
+    ]) {
+      expect(launch(input).action, JSON.stringify(input)).not.toBe('auto_approve');
+    }
     // Moving the cursor is not running anything.
     expect(launch({ name: 'xterm', args: ['-e', 'vim', '+42', '~/Projects/app/README.md'] }).action).toBe(
       'auto_approve',
@@ -154,7 +169,6 @@ describe('everyday launches stay unasked where the sandbox confines them', () =>
     [{ name: 'code', args: ['~/Projects/app'] }, 'full'],
     [{ name: 'xterm' }, 'none'],
     [{ name: 'xterm', args: ['-title', 'build', '-geometry', '120x40'] }, 'none'],
-    [{ name: 'rm', args: ['-rf', '~/Projects/app/build'] }, 'none'],
     [{ name: 'ls', args: ['-la', '~/Projects'] }, 'none'],
   ])('%j', (input, network) => {
     const decision = launch(input);

@@ -28,7 +28,7 @@ export type LaunchPlan =
   /** A program the shell analyser has rules for (rm, dd, scp, bash, python3, env…), with its arguments. */
   | { kind: 'command'; program: LaunchedProgram; command: string }
   /** Anything else: an app. `command` (with its arguments) when it has any. */
-  | { kind: 'app'; program: LaunchedProgram; command?: string | undefined };
+  | { kind: 'app'; program: LaunchedProgram; command?: string | undefined; args: readonly string[] };
 
 /**
  * Programs that are one file for many commands and pick by the name they were started as
@@ -51,7 +51,7 @@ export function planLaunch(
   }
   const command = [program.lookup, ...args].map(shellQuote).join(' ');
   if (knownCommand(program.lookup)) return { kind: 'command', program, command };
-  return { kind: 'app', program, command: args.length > 0 ? command : undefined };
+  return { kind: 'app', program, command: args.length > 0 ? command : undefined, args };
 }
 
 /**

@@ -549,7 +549,8 @@ const vim: Handler = (inv, st) => {
         // Code nobody saw: on the display (app_launch) it could type into the person's windows.
         noteUnseenCode(inv, st);
       }
-    } else if (value === '-S' || value === '-u' || value === '-U') {
+    } else if (/^-[^-]*[SuU]$/.test(value)) {
+      // `-S file`, `-u file`, also combined with flags before them (`-Nu file`).
       const file = inv.args[++index];
       if (file?.value !== 'NONE') {
         report(st, inv, 'critical', 'makes the editor run a script file');
@@ -584,8 +585,9 @@ const emacs: Handler = (inv, st) => {
   if (risky) noteUnseenCode(inv, st);
 };
 
+/** gdb takes its long options with one dash as well as two (`-eval-command=…`). */
 const DEBUGGER_COMMANDS =
-  /^(?:-ex|-iex|--eval-command|-x|-ix|--command|--init-command|--init-eval-command|-batch|--batch|-p|--pid|-o|-O|-k|-K|-s|-S|--one-line|--one-line-before-file|--source|--source-before-file|--attach-pid)(?:=|$)/;
+  /^(?:-ex|-iex|--?eval-command|-x|-ix|--?command|--?init-command|--?init-eval-command|--?batch|-p|--?pid|-o|-O|-k|-K|-s|-S|--?one-line|--?one-line-before-file|--?source|--?source-before-file|--?attach-pid)(?:=|$)/;
 
 const debuggerHandler: Handler = (inv, st) => {
   if (inv.args.some((arg) => arg.value === undefined || DEBUGGER_COMMANDS.test(arg.value))) {
