@@ -82,6 +82,7 @@ describe("the person's authority", () => {
         cliLine('stop --reset'),
         cliLine('tool system_info'),
         cliLine('daemon stop'),
+        cliLine('sessions list'),
         cliLine('schedule list'),
       ].join(' 2>&1; ') + ' 2>&1; true',
     );
@@ -92,6 +93,7 @@ describe("the person's authority", () => {
     // Nor may it call tools around its run, or stop the daemon; reading stays open.
     expect(attempt.stdout).toMatch(/Processes the agent started may not call NextAI's tools directly/);
     expect(attempt.stdout).toMatch(/Processes the agent started may not stop the daemon/);
+    expect(attempt.stdout).toMatch(/Processes the agent started may not read conversations/);
     expect(attempt.stdout).toMatch(/No scheduled tasks/);
 
     // Nothing changed: the request still waits, the template is the default one.
@@ -110,6 +112,7 @@ describe("the person's authority", () => {
       'daemon.shutdown',
       'policy.set_template',
       'safety.reset',
+      'sessions.list',
       'tools.call',
     ]);
     for (const record of refused) expect(record.entry.actor).toMatch(/^agent \(process \d+ was started by the agent/);

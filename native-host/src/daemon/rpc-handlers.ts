@@ -220,14 +220,18 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     run: runs.view(id),
     ...(steps ? { steps: runs.steps(id, steps_from) } : {}),
   }));
-  peer.handle('runs.pause', ({ id }) => ({ run: runs.pause(id) }));
+  peer.handle('runs.pause', async ({ id }) => {
+    await notTheAgent('pause runs', 'runs.pause');
+    return { run: runs.pause(id) };
+  });
   peer.handle('runs.resume', async ({ id }) => {
     await asPerson('resume a run that was paused', 'runs.resume');
     return { run: runs.resume(id) };
   });
-  peer.handle('runs.stop', async ({ id, reason }) => ({
-    run: await runs.stop(id, reason ?? `stopped by ${connection.label}`),
-  }));
+  peer.handle('runs.stop', async ({ id, reason }) => {
+    const actor = await notTheAgent('stop runs', 'runs.stop');
+    return { run: await runs.stop(id, reason ?? `stopped by ${actor}`) };
+  });
   peer.handle('runs.steer', async ({ id, text }) => ({
     run: runs.steer(id, text, await notTheAgent('steer runs', 'runs.steer')),
   }));
@@ -253,20 +257,21 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     services.events.append('session.changed', { session_id: session.id, change: 'created' });
     return { session: sessionView(session) };
   });
-  peer.handle('sessions.list', ({ search, project, limit, offset }) => ({
-    sessions: runs.sessions
-      .list({
-        ...(search !== undefined ? { search } : {}),
-        ...(project !== undefined ? { project } : {}),
-        limit,
-        offset,
-      })
-      .map(sessionView),
-  }));
-  peer.handle('sessions.get', ({ id }) => ({
-    session: sessionView(runs.sessions.get(id)),
-    runs: runs.list({ sessionId: id, limit: 1000 }),
-  }));
+  // The person's conversations are theirs to read: not the agent's own processes'.
+  peer.handle('sessions.list', async ({ search, project, limit, offset }) => {
+    await notTheAgent('read conversations', 'sessions.list');
+    const sessions = runs.sessions.list({
+      ...(search !== undefined ? { search } : {}),
+      ...(project !== undefined ? { project } : {}),
+      limit,
+      offset,
+    });
+    return { sessions: sessions.map(sessionView) };
+  });
+  peer.handle('sessions.get', async ({ id }) => {
+    await notTheAgent('read conversations', 'sessions.get');
+    return { session: sessionView(runs.sessions.get(id)), runs: runs.list({ sessionId: id, limit: 1000 }) };
+  });
   peer.handle('sessions.rename', async ({ id, title }) => {
     await notTheAgent('rename conversations', 'sessions.rename');
     const session = runs.sessions.rename(id, title);
@@ -284,14 +289,18 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     services.events.append('session.changed', { session_id: id, change: 'deleted' });
     return { deleted: true as const };
   });
-  peer.handle('sessions.messages', ({ id, after_seq, limit }) => ({
-    messages: runs.sessions.messages(id, { afterSeq: after_seq, limit }).map((message) => ({
-      seq: message.seq,
-      role: message.role,
-      content: message.content,
-      created_at: message.createdAt,
-    })),
-  }));
+  peer.handle('sessions.messages', async ({ id, after_seq, limit }) => {
+    await notTheAgent('read conversations', 'sessions.messages');
+    const messages = runs.sessions.messages(id, { afterSeq: after_seq, limit });
+    return {
+      messages: messages.map((message) => ({
+        seq: message.seq,
+        role: message.role,
+        content: message.content,
+        created_at: message.createdAt,
+      })),
+    };
+  });
 
   registerSettingsHandlers(connection, services, asPerson);
   registerScheduleHandlers(connection, services.schedules, asPerson, notTheAgent);
