@@ -182,6 +182,20 @@ describe('a key that submits a line typed into a terminal is judged as that comm
   });
 });
 
+describe('a line that would leave the sandbox asks in the terminal too', () => {
+  it('echo into a file outside the allowed folders, then Enter: asked, nothing pressed until answered', async () => {
+    const { call, pressed } = setup('terminal');
+    await call('type_text', { text: 'echo overwritten > ~/victim1.txt' });
+    const pressing = call('key_press', { keys: ['enter'] });
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+    expect(pressed()).toEqual([]);
+    const [pending] = approvals.list('pending', 10);
+    approvals.answer(pending!.id, { decision: 'deny', scope: 'once' }, 'test');
+    expect(await pressing).toMatchObject({ ok: false, error: { code: 'APPROVAL_DENIED' } });
+    expect(pressed()).toEqual([]);
+  });
+});
+
 describe('typing into other windows stays as it was', () => {
   it('the same typing and Enter in a text editor is not asked', async () => {
     const { call, pressed } = setup('editor');

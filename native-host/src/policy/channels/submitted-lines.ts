@@ -38,6 +38,13 @@ export function withSubmission(
     risk = higherRisk(risk, judged.analysis.risk);
     findings.push(say(`${action.en}, which runs: ${shown}`, `${action['zh-CN']}，这会运行：${shown}`));
     findings.push(...judged.analysis.findings);
+    // The person's terminal is not a sandbox: what `bash_execute` of the line would have to leave
+    // the sandbox for (writing outside the allowed folders, the network, your desktop) asks here
+    // as it would there (the second hostile review: `echo x > ~/file` + Return ran unasked).
+    for (const escape of judged.sandbox?.plan.escapes ?? []) {
+      risk = higherRisk(risk, escape.floor);
+      findings.push(escape.why);
+    }
     guards.push(...judged.guards);
   }
   // The submitted lines first: the approval card and the audit say what runs before why.
