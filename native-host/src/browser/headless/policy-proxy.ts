@@ -141,14 +141,22 @@ export class PolicyProxy {
           lookup: pinnedLookup(destination),
         },
         (answer) => {
+          // A server or a page that hangs up mid-answer must not take the daemon down with it.
+          answer.on('error', () => response.destroy());
           response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
           answer.pipe(response);
         },
       );
       upstream.on('error', (error) => {
-        if (!response.headersSent) response.writeHead(502);
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        response.writeHead(502);
         response.end(`NextAI proxy: ${error.message}`);
       });
+      request.on('error', () => upstream.destroy());
+      response.on('error', () => upstream.destroy());
       request.pipe(upstream);
     });
   }
