@@ -11,6 +11,7 @@ import { agentTabs } from '../lib/browser/agent-tabs.js';
 import { startBrowserTools } from '../lib/browser/tab-tools.js';
 import { HostConnection, type EventCursor, type NativePort } from '../lib/host-connection.js';
 import { startBackgroundFeatures } from '../lib/background/features.js';
+import { startOwnSurfaceReports } from '../lib/background/own-surfaces.js';
 import {
   GESTURE_METHODS,
   PANEL_PORT_NAME,
@@ -34,6 +35,8 @@ export default defineBackground({
         browser.runtime.lastError?.message ?? (port as unknown as { error?: { message?: string } }).error?.message,
       client: { kind: 'extension', name: browserName, version: VERSION },
       browserTools: implementedBrowserTools,
+      // Set just below, before the connection starts.
+      ownSurfaces: () => surfaces.current(),
       loadCursor: async () => {
         const stored = await browser.storage.local.get(CURSOR_KEY);
         const cursor = stored[CURSOR_KEY] as EventCursor | undefined;
@@ -47,6 +50,8 @@ export default defineBackground({
     const post = (port: Browser.runtime.Port, message: BackgroundToPanel) => port.postMessage(message);
     // The background's features beyond the connection: the approval badge, keyboard commands,
     // the right-click menu and the drafts it prepares. Each lives in lib/background/.
+    // Where NextAI's pages are on screen, for the daemon to keep the agent's input away from them.
+    const surfaces = startOwnSurfaceReports(connection);
     const features = startBackgroundFeatures({
       connection,
       broadcast: (message) => {
@@ -73,7 +78,10 @@ export default defineBackground({
         return;
       }
       panels.add(port);
-      port.onDisconnect.addListener(() => panels.delete(port));
+      port.onDisconnect.addListener(() => {
+        panels.delete(port);
+        surfaces.set(port, undefined);
+      });
       post(port, { type: 'state', state: { ...connection.current } });
       post(port, { type: 'events', events: [...recentEvents] });
       const draft = features.drafts.current();
@@ -88,6 +96,10 @@ export default defineBackground({
         }
         if (message.type === 'draft_taken') {
           features.drafts.taken(message.id);
+          return;
+        }
+        if (message.type === 'surface') {
+          surfaces.set(port, message.surface ?? undefined);
           return;
         }
         const fail = (error: { code?: string; message?: string; translations?: MessageTranslations }) =>

@@ -1,7 +1,10 @@
+import type { z } from 'zod';
+
 import {
   AppError,
   ChunkAssembler,
   type DAEMON_METHODS,
+  type DAEMON_NOTIFICATIONS,
   NATIVE_HOST_NAME,
   PROTOCOL_VERSION,
   toAppError,
@@ -11,6 +14,7 @@ import {
   type DaemonEvent,
   type MethodParams,
   type MethodResult,
+  type OwnSurface,
   type RequestOptions,
 } from '@nextai/shared';
 
@@ -37,6 +41,8 @@ export interface HostConnectionOptions {
   client: Pick<ClientInfo, 'kind' | 'name' | 'version'>;
   /** Browser tools this build implements, announced in `daemon.hello`. */
   browserTools: string[];
+  /** Where NextAI's pages are on screen now, for the daemon to keep the agent's input off them. */
+  ownSurfaces?: () => Promise<OwnSurface[]>;
   loadCursor: () => Promise<EventCursor>;
   saveCursor: (cursor: EventCursor) => Promise<void>;
   /** Waits before successive reconnection attempts; the last one repeats. */
@@ -107,6 +113,19 @@ export class HostConnection {
     return () => this.eventListeners.delete(listener);
   }
 
+  /**
+   * Sends a notification to the daemon when connected; returns false (and sends nothing) when not.
+   * What is sent this way is state its sender sends again on connecting (onStateChange).
+   */
+  notify<M extends keyof typeof DAEMON_NOTIFICATIONS & string>(
+    method: M,
+    params: z.input<(typeof DAEMON_NOTIFICATIONS)[M]>,
+  ): boolean {
+    if (!this.peer || this.state.status !== 'connected') return false;
+    this.peer.notify(method, params);
+    return true;
+  }
+
   request<M extends keyof typeof DAEMON_METHODS & string>(
     method: M,
     params: MethodParams<typeof DAEMON_METHODS, M>,
@@ -137,6 +156,7 @@ export class HostConnection {
       handlers: {
         'extension.tool_call': ({ name, input, call_id, context }) => runBrowserTool(name, input, call_id, context),
         'extension.inspect': ({ input, call_id, context, tool }) => inspectBrowserCall(input, call_id, context, tool),
+        'extension.surfaces': async () => ({ surfaces: (await this.options.ownSurfaces?.()) ?? [] }),
       },
       notificationHandlers: {
         event: (event) => this.onDaemonEvent(event),

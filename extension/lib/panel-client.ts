@@ -17,6 +17,7 @@ import {
   type PanelToBackground,
   type RunDraft,
 } from './panel-messages.js';
+import type { PanelSurface } from './panel-surface.js';
 
 /** Events the panel keeps for views that render from the recent history (activity, counters). */
 const MAX_EVENTS = 2000;
@@ -40,10 +41,13 @@ export class PanelClient {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<() => void>();
   private readonly eventListeners = new Set<(event: DaemonEvent) => void>();
+  private surface: PanelSurface | null = null;
 
   connect(): void {
     const port = browser.runtime.connect({ name: PANEL_PORT_NAME });
     this.port = port;
+    // A new background knows nothing of where this page is.
+    if (this.surface) this.post({ type: 'surface', surface: this.surface });
     port.onMessage.addListener((raw) => {
       const parsed = backgroundToPanelSchema.safeParse(raw);
       if (!parsed.success) return;
@@ -121,7 +125,16 @@ export class PanelClient {
   }
 
   reconnect(): void {
-    const message: PanelToBackground = { type: 'reconnect' };
+    this.post({ type: 'reconnect' });
+  }
+
+  /** Where this page is on screen (see panel-surface.ts): the agent's input is kept away from it. */
+  reportSurface(surface: PanelSurface | undefined): void {
+    this.surface = surface ?? null;
+    this.post({ type: 'surface', surface: this.surface });
+  }
+
+  private post(message: PanelToBackground): void {
     this.port?.postMessage(message);
   }
 

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 import { messageTranslationsSchema, type DaemonMethod } from '@nextai/shared';
 
+import { panelSurfaceSchema } from './panel-surface.js';
+
 /**
  * Daemon methods the side panel may call through the background: everything a person does in the
  * panel. Not the connection's own business (hello, events.subscribe) and not stopping the daemon.
@@ -94,6 +96,8 @@ export const panelToBackgroundSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('reconnect') }),
   /** The panel took the draft (it is in the composer): the background forgets it. */
   z.object({ type: z.literal('draft_taken'), id: z.string() }),
+  /** Where the page is on screen and whether it has the focus (null: not on screen). */
+  z.object({ type: z.literal('surface'), surface: panelSurfaceSchema.nullable() }),
 ]);
 export type PanelToBackground = z.infer<typeof panelToBackgroundSchema>;
 

@@ -42,8 +42,12 @@ export async function launchWithExtension(
     // shortcuts such as the extension's commands only exist in a window.
     headless: options.headedOn === undefined,
     env: (options.headedOn === undefined ? env : { ...env, DISPLAY: options.headedOn }) as Record<string, string>,
+    // A headed window is a real window: pages are the size of it, where it is on the screen (an
+    // emulated viewport would make page and screen coordinates disagree).
+    ...(options.headedOn === undefined ? {} : { viewport: null }),
     args: [
       ...QUIET_FLAGS,
+      ...(options.headedOn === undefined ? [] : ['--window-position=0,0', '--window-size=1000,760']),
       `--disable-extensions-except=${CHROME_EXTENSION_DIR}`,
       `--load-extension=${CHROME_EXTENSION_DIR}`,
     ],

@@ -1,12 +1,30 @@
 import { StrictMode } from 'react';
+import { browser } from 'wxt/browser';
 import { createRoot } from 'react-dom/client';
 
 import { App } from '../../components/app.js';
 import { PanelClient } from '../../lib/panel-client.js';
+import { watchPanelSurface } from '../../lib/panel-surface.js';
 import '../../components/panel.css';
 
 const client = new PanelClient();
 client.connect();
+// The agent's mouse and keyboard are kept away from this page: the daemon is told where it is.
+void browser.tabs
+  .getCurrent()
+  .catch(() => undefined)
+  .then((tab) =>
+    watchPanelSurface({
+      kind: tab ? 'extension_page' : 'panel',
+      currentWindow: async () => {
+        const current = await browser.windows.getCurrent();
+        return current.id === undefined
+          ? undefined
+          : { id: current.id, left: current.left ?? 0, top: current.top ?? 0 };
+      },
+      report: (surface) => client.reportSurface(surface),
+    }),
+  );
 
 const root = document.getElementById('root');
 if (!root) throw new Error('The side panel page has no #root element.');

@@ -12,6 +12,7 @@ import { HeadlessBrowser } from '../browser/headless/headless-browser.js';
 import { navigationRules } from '../browser/navigation-rules.js';
 import { readUploadFile } from '../browser/upload-file.js';
 import { LaunchedApps } from '../platform/launched-apps.js';
+import { OwnSurfaces } from '../tools/input/own-surfaces.js';
 import { locate } from '../tools/files/locate.js';
 import { DomainGuard } from '../policy/guards/domains.js';
 import { WebProvenance } from '../policy/web-provenance.js';
@@ -109,6 +110,7 @@ export class Daemon {
   private readonly connections = new Set<ClientConnection>();
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
+  private readonly ownSurfaces: OwnSurfaces;
   private readonly hostTools: HostToolSet;
   /** The operating-system sandbox commands and apps run in. */
   readonly sandbox: SandboxService;
@@ -185,6 +187,14 @@ export class Daemon {
       log: log.child('apps'),
     });
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
+    // When the agent last used the mouse or keyboard: clicks in the side panel right after are not
+    // taken as the person's, and its next click or key waits for the browser's report of NextAI's
+    // pages on screen (what its previous input opened or focused).
+    const agentInput = new AgentInputActivity();
+    this.ownSurfaces = new OwnSurfaces({
+      sinceLastInput: () => agentInput.sinceLastEnded(),
+      ask: () => this.askBrowsersForSurfaces(),
+    });
     const hostServices: HostServices = {
       platform,
       paths,
@@ -197,6 +207,7 @@ export class Daemon {
       // The same file guard the policy decides with, asked again when a file tool acts.
       fileGuard: grantedFileGuard(callGrants, () => assessEnv(policy.current.config.security).checkFile, homeDir),
       launchedApps,
+      ownSurfaces: this.ownSurfaces,
       emit: (type, data) => events.append(type, data),
       sandbox,
     };
@@ -248,7 +259,6 @@ export class Daemon {
       webProvenance.forget(runId);
       this.headless?.forgetRun(runId);
     });
-    const agentInput = new AgentInputActivity();
     this.gateway = new ToolGateway({
       agentInput,
       handlers: {
@@ -440,6 +450,7 @@ export class Daemon {
       identify: async (connection) =>
         identifyCaller(connection.info, await connection.process, { peersKnowable: platform !== 'windows' }),
       authority: new AuthorityGate({ audit, agentInput }),
+      ownSurfaces: this.ownSurfaces,
       shutdown: (reason) => {
         this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
           log.error('error while stopping', { error: (error as Error).message }),
@@ -563,9 +574,29 @@ export class Daemon {
     registerRpcHandlers(connection, this.services);
   }
 
+  /** Each connected browser's answer to where NextAI's pages are now (1 s at most). */
+  private async askBrowsersForSurfaces(): Promise<void> {
+    const browsers = [...this.connections].filter((connection) => connection.origin !== undefined);
+    await Promise.all(
+      browsers.map(async (connection) => {
+        try {
+          const { surfaces } = await connection.peer.request('extension.surfaces', {}, { timeoutMs: 1000 });
+          if (this.connections.has(connection)) this.ownSurfaces.report(connection.id, surfaces);
+        } catch (error) {
+          // An older extension, or one that is busy: what it last reported stands.
+          this.options.log.debug('a browser did not say where its NextAI pages are', {
+            client: connection.id,
+            error: (error as Error).message,
+          });
+        }
+      }),
+    );
+  }
+
   private onDisconnect(connection: ClientConnection): void {
     if (!this.connections.delete(connection)) return;
     connection.unsubscribeEvents?.();
+    this.ownSurfaces.forget(connection.id);
     if (connection.info && !this.stopping) {
       this.events.append('client.disconnected', {
         client_id: connection.id,

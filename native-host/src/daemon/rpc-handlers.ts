@@ -4,6 +4,7 @@ import type { RunManager } from '../agent/run-manager.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import type { ScheduleService } from '../scheduler/schedule-service.js';
 import type { BlobStore } from '../tools/blob-store.js';
+import type { OwnSurfaces } from '../tools/input/own-surfaces.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditLog } from './audit/index.js';
 import type { ClientConnection } from './client-connection.js';
@@ -34,6 +35,8 @@ export interface DaemonServices {
   identify: (connection: ClientConnection) => Promise<Caller>;
   /** Refuses the person's authority to anyone else. */
   authority: AuthorityGate;
+  /** NextAI's pages on screen, as the browsers report them: the agent's input may not land there. */
+  ownSurfaces: OwnSurfaces;
   shutdown: (reason: string) => void;
   /** Records a policy change made through the daemon (events and audit). */
   recordPolicyChange: (summary: string, by: string) => void;
@@ -89,6 +92,11 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
 
   peer.onNotification('bridge.register', ({ origin }) => {
     connection.origin = origin;
+  });
+  // Only a browser's bridge speaks for its pages. A report only ever keeps the agent's input
+  // away from more of the screen, so it needs no more trust than that.
+  peer.onNotification('ui.surfaces', ({ surfaces }) => {
+    if (connection.origin !== undefined) services.ownSurfaces.report(connection.id, surfaces);
   });
   peer.handle('daemon.hello', ({ client, protocol_version }) => {
     if (protocol_version !== PROTOCOL_VERSION) {

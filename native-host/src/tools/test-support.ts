@@ -9,6 +9,7 @@ import type { Desktop } from '../platform/desktop.js';
 import { LaunchedApps } from '../platform/launched-apps.js';
 import { resolvePath } from '../policy/guards/resolve.js';
 import type { BlobStore } from './blob-store.js';
+import { OwnSurfaces } from './input/own-surfaces.js';
 import { ScreenSpace } from './screen-space.js';
 import type { FileGuardService, HostServices, ToolContext } from './types.js';
 
@@ -63,6 +64,8 @@ export function testServices(desktop: Desktop, blobs: BlobStore = new MemoryBlob
     homeDir: os.homedir(),
     fileGuard: unguardedFiles(os.homedir(), desktop.platform),
     launchedApps: new LaunchedApps({ platform: desktop.platform }),
+    // No browser reports a page of NextAI's here; no earlier input to wait for.
+    ownSurfaces: new OwnSurfaces({ sinceLastInput: () => Number.POSITIVE_INFINITY }),
     emit: () => undefined,
   };
 }

@@ -16,6 +16,7 @@ import type { Desktop } from '../platform/desktop.js';
 import type { LaunchedApps } from '../platform/launched-apps.js';
 import type { SandboxService } from '../sandbox/service.js';
 import type { BlobStore } from './blob-store.js';
+import type { OwnSurfaces } from './input/own-surfaces.js';
 import type { ScreenSpace } from './screen-space.js';
 
 export { isUnavailable, notImplementedYet, type UnavailableTool } from '@nextai/shared';
@@ -75,6 +76,8 @@ export interface HostServices {
   fileGuard: FileGuardService;
   /** The apps the agent started (app_launch): the emergency stop ends them all. */
   launchedApps: LaunchedApps;
+  /** NextAI's own pages on screen (the side panel): the agent's clicks and keys may not land there. */
+  ownSurfaces: OwnSurfaces;
   /** Appends an event to the daemon's event log (e.g. `file.changed` from file_watch). */
   emit<T extends EventType>(type: T, data: EventData<T>): void;
   /**

@@ -383,6 +383,28 @@ export const browserCallContextSchema = z.object({
 });
 export type BrowserCallContext = z.infer<typeof browserCallContextSchema>;
 
+const surfaceRectSchema = z.object({
+  x: z.number().finite(),
+  y: z.number().finite(),
+  width: z.number().finite().nonnegative(),
+  height: z.number().finite().nonnegative(),
+});
+
+/**
+ * One of NextAI's own pages on the person's screen, as the browser sees it: the side panel (or
+ * Firefox's sidebar), a page of the extension in a tab, or a browser page that manages extensions.
+ * `rects` are where it may be, in the browser's screen coordinates (DIPs: screen pixels divided by
+ * `scale`); more than one when the browser cannot say which side of its window the panel is on.
+ */
+export const ownSurfaceSchema = z.object({
+  kind: z.enum(['panel', 'extension_page', 'browser_page']),
+  /** Whether the page has the keyboard focus (its window is the focused one and it is focused in it). */
+  focused: z.boolean(),
+  rects: z.array(surfaceRectSchema).max(4),
+  scale: z.number().positive().max(16),
+});
+export type OwnSurface = z.infer<typeof ownSurfaceSchema>;
+
 /** Requests the daemon sends to a client that declared the capability. */
 export const CLIENT_METHODS = {
   'extension.tool_call': {
@@ -419,6 +441,14 @@ export const CLIENT_METHODS = {
       error: z.object({ code: z.string(), message: z.string() }).optional(),
     }),
   },
+  /**
+   * Where NextAI's pages are on screen now (issue #16), asked right before the agent clicks or
+   * types: the browser's view of its windows' focus and places at that moment.
+   */
+  'extension.surfaces': {
+    params: z.object({}),
+    result: z.object({ surfaces: z.array(ownSurfaceSchema).max(64) }),
+  },
 } as const satisfies MethodTable;
 
 export const chunkParamsSchema = z.object({
@@ -447,6 +477,11 @@ export const CLIENT_NOTIFICATIONS = {
 export const DAEMON_NOTIFICATIONS = {
   /** First message of a bridge: which browser extension it speaks for. */
   'bridge.register': z.object({ origin: z.string(), host_pid: z.number().int() }),
+  /**
+   * Every page of NextAI's own on screen now (issue #16): the agent's mouse and keyboard may not
+   * act on them. The whole list each time, so a lost message is mended by the next.
+   */
+  'ui.surfaces': z.object({ surfaces: z.array(ownSurfaceSchema).max(64) }),
 } as const satisfies NotificationTable;
 
 export type DaemonMethod = keyof typeof DAEMON_METHODS;

@@ -21,6 +21,11 @@ export class AgentInputActivity {
     };
   }
 
+  /** Milliseconds since the agent's last input ended (input under way now is not counted). */
+  sinceLastEnded(): number {
+    return this.now() - this.lastEnded;
+  }
+
   /** Whether the agent is sending input now or sent some within the last `quietMs`. */
   recent(quietMs: number): boolean {
     return this.running > 0 || this.now() - this.lastEnded < quietMs;

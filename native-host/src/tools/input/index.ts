@@ -2,7 +2,7 @@ import { AppError } from '@nextai/shared';
 
 import type { MouseButton, Point } from '../../platform/desktop.js';
 import { isModifier, normalizeChord, normalizeKey, type ModifierKey } from '../../platform/keys.js';
-import type { HandlerGroup, HostServices } from '../types.js';
+import type { HandlerGroup, HostServices, ToolContext } from '../types.js';
 
 type InputTool =
   | 'mouse_move'
@@ -24,6 +24,8 @@ type InputTool =
 export function createInputHandlers(services: HostServices): HandlerGroup<InputTool> {
   const { input } = services.desktop;
   const space = services.screenSpace;
+  // NextAI's own pages on screen: the agent's buttons and keys may not act on them (issue #16).
+  const surfaces = services.ownSurfaces;
 
   const describe = (image: Point, screen: Point) =>
     `(${image.x}, ${image.y}) in the screenshot, screen pixel (${screen.x}, ${screen.y})`;
@@ -32,9 +34,10 @@ export function createInputHandlers(services: HostServices): HandlerGroup<InputT
   const position = async () => space.toImage(await input.pointer());
 
   const click = (button: MouseButton, count: number, verb: string) => {
-    return async (request: { x: number; y: number; modifiers?: string[] | undefined }) => {
+    return async (request: { x: number; y: number; modifiers?: string[] | undefined }, context: ToolContext) => {
       const modifiers = canonicalModifiers(request.modifiers ?? []);
       const target = await space.toScreen({ x: request.x, y: request.y });
+      await surfaces.beforePointer([target], context.signal);
       await input.click(target, button, count, modifiers);
       const holding = modifiers.length > 0 ? ` holding ${modifiers.join('+')}` : '';
       return {
@@ -68,6 +71,7 @@ export function createInputHandlers(services: HostServices): HandlerGroup<InputT
         const toImage = { x: request.to_x, y: request.to_y };
         const from = await space.toScreen(fromImage);
         const to = await space.toScreen(toImage);
+        await surfaces.beforePointer([from, to], context.signal);
         await input.drag(from, to, request.duration, context.signal);
         return {
           success: true,
@@ -77,8 +81,10 @@ export function createInputHandlers(services: HostServices): HandlerGroup<InputT
         };
       },
 
-      scroll: async (request) => {
+      scroll: async (request, context) => {
         const target = await space.toScreen({ x: request.x, y: request.y });
+        // A wheel turned over a list or a number field in the panel changes it.
+        await surfaces.beforePointer([target], context.signal);
         await input.scroll(target, request.direction, request.amount);
         return {
           success: true,
@@ -88,6 +94,7 @@ export function createInputHandlers(services: HostServices): HandlerGroup<InputT
       },
 
       type_text: async (request, context) => {
+        await surfaces.beforeKeys(context.signal);
         await input.typeText(request.text, request.delay, context.signal);
         const characters = [...request.text].length;
         return {
@@ -97,14 +104,16 @@ export function createInputHandlers(services: HostServices): HandlerGroup<InputT
         };
       },
 
-      key_press: async (request) => {
+      key_press: async (request, context) => {
         const keys = normalizeChord(request.keys);
+        await surfaces.beforeKeys(context.signal);
         await input.pressKeys(keys);
         return { success: true, message: `Pressed ${keys.join('+')}.`, keys };
       },
 
-      hotkey: async (request) => {
+      hotkey: async (request, context) => {
         const keys = normalizeChord(request.keys);
+        await surfaces.beforeKeys(context.signal);
         await input.pressKeys(keys);
         return { success: true, message: `Sent the hotkey ${keys.join('+')} (${request.reason}).`, keys };
       },

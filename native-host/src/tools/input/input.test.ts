@@ -158,3 +158,50 @@ it('canonicalModifiers accepts the spellings models use', () => {
   expect(canonicalModifiers(['Command', 'option', 'Control', '⇧'])).toEqual(['meta', 'alt', 'ctrl', 'shift']);
   expect(() => canonicalModifiers(['tab'])).toThrow(/not a modifier/u);
 });
+
+describe("the agent's input stays off NextAI's own pages", () => {
+  /** The side panel at screen pixels 2000–2400 × 0–1400 (DIPs at scale 2), as the browser reported it. */
+  function withPanel(focused: boolean) {
+    const context = setup();
+    context.services.ownSurfaces.report('browser', [
+      { kind: 'panel', focused, rects: [{ x: 1000, y: 0, width: 200, height: 700 }], scale: 2 },
+    ]);
+    return context;
+  }
+
+  it('sends no click, drag or scroll that would land on the panel', async () => {
+    const { fake, handlers } = withPanel(false);
+    // Image pixel (1100, 300) is screen pixel (2201, 601): on the panel.
+    for (const call of [
+      callTool('left_click', handlers.left_click, { x: 1100, y: 300 }),
+      callTool('double_click', handlers.double_click, { x: 1100, y: 300 }),
+      callTool('right_click', handlers.right_click, { x: 1100, y: 300 }),
+      callTool('scroll', handlers.scroll, { x: 1100, y: 300, direction: 'down', amount: 100 }),
+      callTool('mouse_drag', handlers.mouse_drag, { from_x: 10, from_y: 10, to_x: 1100, to_y: 300 }),
+    ]) {
+      await expect(call).rejects.toMatchObject({ code: 'POLICY_BLOCKED' });
+    }
+    expect(fake.actions).toEqual([]);
+    // Beside the panel the click goes through; moving over it clicks nothing and is allowed.
+    await callTool('left_click', handlers.left_click, { x: 900, y: 300 });
+    await callTool('mouse_move', handlers.mouse_move, { x: 1100, y: 300, smooth: false });
+    expect(fake.actions.map((action) => action.op)).toEqual(['click', 'mouseMove']);
+  });
+
+  it('sends no keys while the panel has the keyboard focus', async () => {
+    const { fake, handlers, services } = withPanel(true);
+    await expect(callTool('type_text', handlers.type_text, { text: 'approve' })).rejects.toMatchObject({
+      code: 'POLICY_BLOCKED',
+    });
+    await expect(callTool('key_press', handlers.key_press, { keys: ['enter'] })).rejects.toMatchObject({
+      code: 'POLICY_BLOCKED',
+    });
+    await expect(callTool('hotkey', handlers.hotkey, { keys: ['ctrl', 'v'], reason: 'paste' })).rejects.toMatchObject({
+      code: 'POLICY_BLOCKED',
+    });
+    expect(fake.actions).toEqual([]);
+    services.ownSurfaces.report('browser', []);
+    await callTool('key_press', handlers.key_press, { keys: ['enter'] });
+    expect(fake.actions).toEqual([{ op: 'pressKeys', args: [['enter']] }]);
+  });
+});

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * Where one of NextAI's pages (the side panel, or a page of the extension in a tab) is on the
+ * screen and whether it has the keyboard focus, as the page itself can tell. The background turns
+ * it into screen rectangles with the window's current bounds and tells the daemon, which keeps the
+ * agent's clicks and keys away from it (issue #16).
+ */
+export const panelSurfaceSchema = z.object({
+  /** A side panel (or Firefox sidebar), or a page of the extension open in a tab. */
+  kind: z.enum(['panel', 'extension_page']),
+  focused: z.boolean(),
+  /** The browser window the page is in. */
+  window_id: z.number().int(),
+  /** The page's top-left corner relative to its window's, in DIPs, once a pointer event told it. */
+  offset: z.object({ x: z.number().finite(), y: z.number().finite() }).optional(),
+  width: z.number().finite().nonnegative(),
+  height: z.number().finite().nonnegative(),
+  /** Screen pixels per DIP. */
+  scale: z.number().positive().max(16),
+});
+export type PanelSurface = z.infer<typeof panelSurfaceSchema>;
+
+export interface SurfaceWatchOptions {
+  kind: PanelSurface['kind'];
+  /** The page's window: its id and bounds now (browser.windows.getCurrent). */
+  currentWindow(): Promise<{ id: number; left: number; top: number } | undefined>;
+  /** Called with the page's surface whenever it may have changed; undefined when it is not on screen. */
+  report(surface: PanelSurface | undefined): void;
+  target?: Window;
+}
+
+/**
+ * Watches the page's focus, visibility, size and (from pointer events) exact position, and
+ * reports each change. Returns a function that stops watching.
+ */
+export function watchPanelSurface(options: SurfaceWatchOptions): () => void {
+  const view = options.target ?? window;
+  const doc = view.document;
+  let windowId: number | undefined;
+  let offset: PanelSurface['offset'];
+  let windowOrigin: { left: number; top: number } | undefined;
+  let last = '';
+
+  const send = () => {
+    if (windowId === undefined) return;
+    const surface: PanelSurface | undefined =
+      doc.visibilityState === 'hidden'
+        ? undefined
+        : {
+            kind: options.kind,
+            focused: doc.hasFocus(),
+            window_id: windowId,
+            ...(offset ? { offset } : {}),
+            width: view.innerWidth,
+            height: view.innerHeight,
+            scale: view.devicePixelRatio || 1,
+          };
+    const key = JSON.stringify(surface ?? null);
+    if (key === last) return;
+    last = key;
+    options.report(surface);
+  };
+
+  const refreshWindow = async () => {
+    const current = await options.currentWindow().catch(() => undefined);
+    if (!current) return;
+    windowId = current.id;
+    windowOrigin = { left: current.left, top: current.top };
+  };
+
+  // A pointer event knows both its screen and its page position: their difference is where the
+  // page's corner is on the screen. Kept relative to the window, which the background follows
+  // when the window moves.
+  const onPointer = (event: MouseEvent) => {
+    if (!windowOrigin || !Number.isFinite(event.screenX)) return;
+    offset = {
+      x: event.screenX - event.clientX - windowOrigin.left,
+      y: event.screenY - event.clientY - windowOrigin.top,
+    };
+    send();
+  };
+  // After a resize the corner may have moved (the panel's edge was dragged): until the next
+  // pointer event the background assumes the widest place the page may be.
+  const onResize = () => {
+    offset = undefined;
+    void refreshWindow().then(send);
+  };
+  const onFocusChange = () => {
+    // The window may have been moved while the page had no focus.
+    void refreshWindow().then(send);
+    send();
+  };
+
+  view.addEventListener('focus', onFocusChange);
+  view.addEventListener('blur', send);
+  doc.addEventListener('focusin', send);
+  view.addEventListener('resize', onResize);
+  doc.addEventListener('visibilitychange', send);
+  doc.addEventListener('pointermove', onPointer, { passive: true, capture: true });
+  doc.addEventListener('pointerdown', onPointer, { passive: true, capture: true });
+  void refreshWindow().then(send);
+  // Focus can move inside the browser without a window event reaching the page (F6 into the
+  // panel): checked twice a second as well.
+  const timer = view.setInterval(send, 500);
+  return () => {
+    view.clearInterval(timer);
+    view.removeEventListener('focus', onFocusChange);
+    view.removeEventListener('blur', send);
+    doc.removeEventListener('focusin', send);
+    view.removeEventListener('resize', onResize);
+    doc.removeEventListener('visibilitychange', send);
+    doc.removeEventListener('pointermove', onPointer, { capture: true });
+    doc.removeEventListener('pointerdown', onPointer, { capture: true });
+  };
+}
