@@ -112,6 +112,35 @@ describe('Linux trash (freedesktop.org Trash specification)', () => {
     expect((await failureOf(trash().moveToTrash(path.join(home, 'missing')))).code).toBe('NOT_FOUND');
   });
 
+  it('refuses a home trash whose files/ or info/ is a link (it could send the file into a private folder)', async () => {
+    const privateFolder = path.join(root, 'private');
+    fs.mkdirSync(privateFolder);
+    for (const redirected of ['files', 'info']) {
+      fs.rmSync(trashDir, { recursive: true, force: true });
+      fs.mkdirSync(trashDir, { recursive: true });
+      fs.mkdirSync(path.join(trashDir, redirected === 'files' ? 'info' : 'files'));
+      fs.symlinkSync(privateFolder, path.join(trashDir, redirected));
+      const file = path.join(home, 'authorized_keys');
+      fs.writeFileSync(file, 'a key');
+      const failure = await failureOf(trash().moveToTrash(file));
+      expect(failure.code).toBe('PERMISSION_DENIED');
+      expect(failure.message).toContain('symbolic link');
+      expect(fs.readdirSync(privateFolder)).toEqual([]);
+      expect(fs.readFileSync(file, 'utf8')).toBe('a key');
+    }
+  });
+
+  it('refuses a home trash that others may write to', async () => {
+    fs.mkdirSync(path.join(trashDir, 'files'), { recursive: true });
+    fs.mkdirSync(path.join(trashDir, 'info'));
+    fs.chmodSync(path.join(trashDir, 'files'), 0o777);
+    const file = path.join(home, 'note.txt');
+    fs.writeFileSync(file, 'kept');
+    const failure = await failureOf(trash().moveToTrash(file));
+    expect(failure.message).toContain('others may write to');
+    expect(fs.existsSync(file)).toBe(true);
+  });
+
   it('follows XDG_DATA_HOME only when it is absolute', () => {
     expect(homeTrashDirectory({ XDG_DATA_HOME: '/data' }, '/home/me')).toBe('/data/Trash');
     expect(homeTrashDirectory({ XDG_DATA_HOME: 'relative' }, '/home/me')).toBe('/home/me/.local/share/Trash');
@@ -166,6 +195,34 @@ describe('Linux trash (freedesktop.org Trash specification)', () => {
       expect(restore(trashedTo)).toBe(file);
       expect(fs.readFileSync(file, 'utf8')).toBe('elsewhere');
     });
+
+    it.skipIf(!separate)(
+      "does not use that disk's trash when its files/ is a link, and copies without following links",
+      async ({ skip }) => {
+        // Only where this test made the disk's trash: a real one of the person's is left alone.
+        if (!createdTopTrash) skip();
+        const topTrash = path.join(other, `.Trash-${uid}`);
+        const privateFolder = path.join(root, 'private');
+        fs.mkdirSync(privateFolder);
+        fs.mkdirSync(path.join(topTrash, 'info'), { recursive: true, mode: 0o700 });
+        fs.symlinkSync(privateFolder, path.join(topTrash, 'files'));
+        // A folder holding a link to a secret: the link is kept as a link, the secret is not copied.
+        const secret = path.join(root, 'secret.txt');
+        fs.writeFileSync(secret, 'secret');
+        const folder = path.join(scratch, 'project');
+        fs.mkdirSync(path.join(folder, 'sub'), { recursive: true });
+        fs.writeFileSync(path.join(folder, 'sub', 'a.txt'), 'a');
+        fs.symlinkSync(secret, path.join(folder, 'link'));
+        const { trashedTo } = await trash().moveToTrash(folder);
+        expect(fs.readdirSync(privateFolder)).toEqual([]);
+        expect(trashedTo).toBe(path.join(trashDir, 'files', 'project'));
+        expect(fs.readFileSync(path.join(trashedTo, 'sub', 'a.txt'), 'utf8')).toBe('a');
+        expect(fs.lstatSync(path.join(trashedTo, 'link')).isSymbolicLink()).toBe(true);
+        expect(fs.readlinkSync(path.join(trashedTo, 'link'))).toBe(secret);
+        expect(fs.existsSync(folder)).toBe(false);
+        expect(fs.readFileSync(secret, 'utf8')).toBe('secret');
+      },
+    );
 
     it.skipIf(!separate)('falls back to a copy in the home trash when that disk has no usable trash', async () => {
       // Another user's id: the .Trash-$uid folder we can create there is not theirs, so it must not be used.

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 
 import type { TrashAdapter } from '../desktop.js';
+import { OpenFolder, copyTree, removeTree } from './pinned-tree.js';
 
 export interface LinuxTrashOptions {
   /** The user whose top-directory trash ($topdir/.Trash-$uid) is used. */
@@ -88,18 +89,92 @@ async function moveToTrash(file: string, via: string | undefined, context: Trash
     );
   }
   const homeDevice = (await fs.promises.stat(context.homeTrash)).dev;
-  if (stats.dev === homeDevice) return trashInto(context.homeTrash, { moved, shown: source }, source, context.now);
+  if (stats.dev === homeDevice) return trashIntoHome(context, { moved, shown: source }, source);
 
   const topdir = await mountTop(source, stats.dev);
   const topTrash = await topdirTrash(topdir, context.uid);
   if (topTrash !== undefined) {
-    if (isInside(source, topTrash)) {
-      throw new AppError('INVALID_INPUT', `${source} is already in the trash of its disk (${topTrash}).`);
+    try {
+      if (isInside(source, topTrash.path)) {
+        throw new AppError('INVALID_INPUT', `${source} is already in the trash of its disk (${topTrash.path}).`);
+      }
+      return await trashInto(topTrash, { moved, shown: source }, path.relative(topdir, source), context.now);
+    } finally {
+      topTrash.close();
     }
-    return trashInto(topTrash, { moved, shown: source }, path.relative(topdir, source), context.now);
   }
   // No usable trash on that disk: copied into the home trash, where it is just as restorable.
-  return trashInto(context.homeTrash, { moved, shown: source }, source, context.now);
+  return trashIntoHome(context, { moved, shown: source }, source);
+}
+
+async function trashIntoHome(
+  context: TrashContext,
+  entry: { moved: string; shown: string },
+  recordedPath: string,
+): Promise<string> {
+  // The home trash is the daemon's own user's, whichever top-directory trash `uid` names.
+  const trash = await pinTrash(context.homeTrash, process.getuid?.() ?? context.uid);
+  if (typeof trash === 'string') {
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `The trash ${context.homeTrash} cannot be used safely: ${trash}. Nothing was moved; fix the trash folder, or delete with permanent: true.`,
+    );
+  }
+  try {
+    return await trashInto(trash, entry, recordedPath, context.now);
+  } finally {
+    trash.close();
+  }
+}
+
+/**
+ * A trash folder with its `files/` and `info/` held open, so what goes in lands there even if a
+ * name on the way is replaced meanwhile (issue #16): on a disk others (or the agent's commands)
+ * can write to, `files/` could otherwise be a link to a folder the person keeps private.
+ */
+interface PinnedTrash {
+  path: string;
+  files: OpenFolder;
+  info: OpenFolder;
+  close(): void;
+}
+
+/**
+ * Opens `trash`, `trash/files` and `trash/info` without following links and checks each is a
+ * folder of `uid` that no one else may write to; the reason when not.
+ */
+async function pinTrash(trash: string, uid: number): Promise<PinnedTrash | string> {
+  await ensureTrash(trash, `the trash folder ${trash}`);
+  const opened: OpenFolder[] = [];
+  const close = () => {
+    for (const folder of opened) folder.close();
+  };
+  try {
+    for (const where of [trash, path.join(trash, 'files'), path.join(trash, 'info')]) {
+      const folder = await OpenFolder.open(
+        opened[0] && where !== trash ? opened[0].entry(path.basename(where)) : where,
+        where,
+      );
+      opened.push(folder);
+      const stats = folder.stat();
+      if (stats.uid !== uid) return fail(`${where} belongs to another user (uid ${stats.uid})`);
+      if ((stats.mode & 0o022) !== 0) return fail(`others may write to ${where}`);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return fail(
+      code === 'ELOOP' || code === 'ENOTDIR'
+        ? `a name in it is a symbolic link or not a folder (${(error as Error).message})`
+        : (error as Error).message,
+    );
+  }
+  const [, files, info] = opened as [OpenFolder, OpenFolder, OpenFolder];
+  return { path: trash, files, info, close };
+
+  function fail(reason: string): string {
+    close();
+    return reason;
+  }
 }
 
 /** `files/` and `info/` exist in `trash` (created 0700, as the spec asks), or a clear error. */
@@ -113,33 +188,35 @@ async function ensureTrash(trash: string, what: string): Promise<void> {
 }
 
 const INFO_SUFFIX = '.trashinfo';
+/** A new file, never through a link in its last name. */
+const WRITE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 /** NAME_MAX of Linux file systems, in bytes; the .trashinfo name must fit too. */
 const NAME_MAX = 255;
 
 async function trashInto(
-  trash: string,
+  trash: PinnedTrash,
   { moved: source, shown }: { moved: string; shown: string },
   recordedPath: string,
   now: () => Date,
 ): Promise<string> {
-  await ensureTrash(trash, `the trash folder ${trash}`);
   const base = fitName(path.basename(recordedPath));
   for (let attempt = 1; attempt < 100_000; attempt += 1) {
     const name = attempt === 1 ? base : numberedName(base, attempt);
-    const infoFile = path.join(trash, 'info', `${name}${INFO_SUFFIX}`);
-    const destination = path.join(trash, 'files', name);
+    const infoName = `${name}${INFO_SUFFIX}`;
+    const infoFile = path.join(trash.path, 'info', infoName);
+    const destination = path.join(trash.path, 'files', name);
     let handle: fs.promises.FileHandle;
     try {
-      handle = await fs.promises.open(infoFile, 'wx', 0o600);
+      handle = await fs.promises.open(trash.info.entry(infoName), WRITE_NEW, 0o600);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw new AppError('TOOL_FAILED', `Cannot write ${infoFile}: ${(error as Error).message}`, { cause: error });
     }
     try {
       // A leftover in files/ without its .trashinfo (another program crashed) keeps its name.
-      if (await exists(destination)) {
+      if (await exists(trash.files.entry(name))) {
         await handle.close();
-        await fs.promises.rm(infoFile, { force: true });
+        await fs.promises.rm(trash.info.entry(infoName), { force: true });
         continue;
       }
       await handle.writeFile(trashInfo(recordedPath, now()));
@@ -147,13 +224,13 @@ async function trashInto(
       await handle.close();
     } catch (error) {
       await handle.close().catch(() => undefined);
-      await fs.promises.rm(infoFile, { force: true });
+      await fs.promises.rm(trash.info.entry(infoName), { force: true });
       throw new AppError('TOOL_FAILED', `Cannot write ${infoFile}: ${(error as Error).message}`, { cause: error });
     }
     try {
-      await moveAcross(source, destination);
+      await moveAcross(source, trash.files.entry(name));
     } catch (error) {
-      await fs.promises.rm(infoFile, { force: true });
+      await fs.promises.rm(trash.info.entry(infoName), { force: true });
       const code = (error as NodeJS.ErrnoException).code;
       throw new AppError(
         code === 'EACCES' || code === 'EPERM' ? 'PERMISSION_DENIED' : 'TOOL_FAILED',
@@ -163,10 +240,13 @@ async function trashInto(
     }
     return destination;
   }
-  throw new AppError('TOOL_FAILED', `The trash ${trash} has no free name left for ${base}.`);
+  throw new AppError('TOOL_FAILED', `The trash ${trash.path} has no free name left for ${base}.`);
 }
 
-/** rename, or for another file system (EXDEV) a copy that is removed from its old place once complete. */
+/**
+ * rename, or for another file system (EXDEV) a copy that is removed from its old place once
+ * complete — both walked through open folders, never following a link (pinned-tree.ts).
+ */
 async function moveAcross(source: string, destination: string): Promise<void> {
   try {
     await fs.promises.rename(source, destination);
@@ -175,18 +255,12 @@ async function moveAcross(source: string, destination: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
   }
   try {
-    await fs.promises.cp(source, destination, {
-      recursive: true,
-      errorOnExist: true,
-      force: false,
-      preserveTimestamps: true,
-      verbatimSymlinks: true,
-    });
+    await copyTree(source, destination);
   } catch (error) {
-    await fs.promises.rm(destination, { recursive: true, force: true });
+    await removeTree(destination).catch(() => undefined);
     throw error;
   }
-  await fs.promises.rm(source, { recursive: true, force: false });
+  await removeTree(source);
 }
 
 /** The .trashinfo text: Path percent-encoded per segment (RFC 2396), DeletionDate in local time. */
@@ -242,30 +316,29 @@ async function mountTop(file: string, device: number): Promise<string> {
  * our `$uid` folder in it. (2) `$topdir/.Trash-$uid`, created if missing; it must be a real folder
  * of ours. A `.Trash` that fails the checks must not be used (it could be someone's trap).
  */
-async function topdirTrash(topdir: string, uid: number): Promise<string | undefined> {
+async function topdirTrash(topdir: string, uid: number): Promise<PinnedTrash | undefined> {
   const shared = path.join(topdir, '.Trash');
   const sharedStats = await fs.promises.lstat(shared).catch(() => undefined);
   if (sharedStats?.isDirectory() && (sharedStats.mode & 0o1000) !== 0) {
-    const mine = path.join(shared, String(uid));
-    if (await usableOwnFolder(mine, uid)) return mine;
+    const mine = await usableOwnFolder(path.join(shared, String(uid)), uid);
+    if (mine) return mine;
   }
-  const personal = path.join(topdir, `.Trash-${uid}`);
-  return (await usableOwnFolder(personal, uid)) ? personal : undefined;
+  return usableOwnFolder(path.join(topdir, `.Trash-${uid}`), uid);
 }
 
-async function usableOwnFolder(folder: string, uid: number): Promise<boolean> {
+async function usableOwnFolder(folder: string, uid: number): Promise<PinnedTrash | undefined> {
   try {
     await fs.promises.mkdir(folder, { mode: 0o700 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
   }
   const stats = await fs.promises.lstat(folder).catch(() => undefined);
-  if (!stats?.isDirectory() || stats.uid !== uid) return false;
+  if (!stats?.isDirectory() || stats.uid !== uid) return undefined;
   try {
-    await ensureTrash(folder, folder);
-    return true;
+    const pinned = await pinTrash(folder, uid);
+    return typeof pinned === 'string' ? undefined : pinned;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

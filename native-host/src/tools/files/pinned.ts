@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AppError, say } from '@nextai/shared';
 
 import { currentPlatform } from '../../platform/current.js';
+import { procNamesOpenFolders } from '../../platform/linux/pinned-tree.js';
 import { fsError } from './locate.js';
 
 /**
@@ -39,19 +40,6 @@ export const pinning = {
   /** Linux with a /proc that names open folders: operations go through /proc/self/fd/<fd>/<name>. */
   viaProc: currentPlatform() === 'linux' && procNamesOpenFolders(),
 };
-
-/** Whether /proc/self/fd/<fd> of an open folder reads back as its path (not so without /proc, or with it locked down). */
-function procNamesOpenFolders(): boolean {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync('/', fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
-    return fs.readlinkSync(`/proc/self/fd/${fd}`) === '/';
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
 
 /** POLICY_BLOCKED: what was judged is not what is there now; nothing was done. */
 export function pathChanged(detail: string, nothingDone: string): AppError {
