@@ -105,7 +105,10 @@ test('a chat that runs a tool and streams an answer: tool card, markdown, sessio
     },
     {
       kind: 'text',
-      text: 'This machine runs **Linux**.\n\n- kernel: `6.x`\n- checked with [system_info](https://example.com/docs)',
+      text:
+        'This machine runs **Linux**.\n\n- kernel: `6.x`\n- checked with [system_info](https://example.com/docs)\n\n' +
+        '| Part | Value | Where it came from |\n| --- | --- | --- |\n' +
+        '| OS | Linux | system_info os, read from /etc/os-release and uname on this very machine |\n',
     },
   ]);
   await expect(panel.getByTestId('chat-empty')).toBeVisible();
@@ -132,6 +135,11 @@ test('a chat that runs a tool and streams an answer: tool card, markdown, sessio
   await expect(messages.last().getByRole('link', { name: 'system_info' })).toHaveAttribute(
     'href',
     'https://example.com/docs',
+  );
+  // A table, which scrolls inside its message rather than widening the panel.
+  await expect(messages.last().locator('.md-table th')).toHaveText(['Part', 'Value', 'Where it came from']);
+  expect(await panel.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(
+    true,
   );
   await expect(panel.getByTestId('run-end')).toContainText('Finished · model turns: 2 · tool calls: 1');
   await expect(panel.getByTestId('chat-title')).toHaveText('Which OS is this?');
