@@ -56,10 +56,9 @@ describe('runCommand', () => {
     });
     // Generous: under a full parallel test run, starting bash and its children can take a while.
     await expect.poll(() => pidsWith(`sleep ${marker}`).length, { timeout: 10_000 }).toBe(2);
-    const started = performance.now();
+    // The sleeps last the whole test's time-out: ending at all means they were not waited for.
     controller.abort();
     await expect(running).rejects.toMatchObject({ code: 'EMERGENCY_STOPPED' });
-    expect(performance.now() - started).toBeLessThan(2000);
     await expect.poll(() => pidsWith(`sleep ${marker}`), { timeout: 5_000 }).toEqual([]);
   });
 });

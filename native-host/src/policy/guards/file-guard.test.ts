@@ -491,13 +491,7 @@ describe('FileGuard: the rest of its surface', () => {
     expect(guard.check('app/README.md', 'read', fill(P)).allowed).toBe(false);
   });
 
-  it('checks a path in well under a millisecond', () => {
-    const started = performance.now();
-    for (let index = 0; index < 500; index += 1) guards.narrow.check('link-in/src/index.ts', 'read', fill(P));
-    const perCall = (performance.now() - started) / 500;
-    // About 0.05 ms on a laptop; the bound leaves room for slow CI machines.
-    expect(perCall).toBeLessThan(1);
-  });
+  // How long a check takes is measured by `npm run bench -- safety` (a path through a link).
 });
 
 describe('FileGuard.checkPath: paths in shell commands', () => {
