@@ -126,18 +126,26 @@ describe("the person's authority", () => {
     expect(approval?.entry.actor).toMatch(/^person \(CLI, process \d+\)$/);
   });
 
-  it('a detached background job the agent left behind cannot lift the stop the person engaged', async () => {
+  it('a detached background job the agent left behind is ended by the stop, so it cannot lift it', async () => {
     home = await homeThatAsks();
     // Outside NextAI's data folder, which nothing the agent runs may write.
-    const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nx-proof-')), 'reset-attempt.txt');
-    // It detaches (setsid, its shell exits), waits for the stop, then tries to reset it.
+    const proof = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-proof-'));
+    const marker = path.join(proof, 'reset-attempt.txt');
+    const pidFile = path.join(proof, 'job.pid');
+    // It detaches (setsid, its shell exits), says who it is, waits for the stop, then tries to
+    // reset it. (A reset from the agent's processes is refused: see the test above.)
     await agentRunsOutsideSandbox(
-      `setsid sh -c "sleep 2; ${cliLine('stop --reset').replace(/"/g, '\\"')} > '${marker}' 2>&1" > /dev/null 2>&1 < /dev/null &`,
+      `setsid sh -c "echo \\$\\$ > '${pidFile}'; sleep 30; ${cliLine('stop --reset').replace(/"/g, '\\"')} > '${marker}' 2>&1" > /dev/null 2>&1 < /dev/null &`,
     );
-    expect((await runCli(['stop', '--reason', 'panic'], home.env)).code).toBe(0);
     await expect
-      .poll(() => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8'), { timeout: 15_000 })
-      .toMatch(/Only the person can reset the emergency stop/);
+      .poll(() => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : ''), { timeout: 15_000 })
+      .toMatch(/^\d+$/);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    expect(isRunning(pid)).toBe(true);
+    expect((await runCli(['stop', '--reason', 'panic'], home.env)).code).toBe(0);
+    // The stop found it by the mark NextAI put in its environment, though it left the process tree.
+    await expect.poll(() => isRunning(pid), { timeout: 15_000 }).toBe(false);
+    expect(fs.existsSync(marker)).toBe(false);
     expect(await json(['stop', '--status'])).toMatchObject({ active: true });
   });
 
@@ -188,3 +196,13 @@ describe("the person's authority", () => {
     expect(refused.some((record) => record.entry.details?.run_id === 'some-run')).toBe(true);
   });
 });
+
+/** Whether a process with this pid exists (and is not a zombie waiting for its parent). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}

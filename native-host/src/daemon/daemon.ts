@@ -11,6 +11,7 @@ import { findChromium } from '../browser/headless/chromium-path.js';
 import { HeadlessBrowser } from '../browser/headless/headless-browser.js';
 import { navigationRules } from '../browser/navigation-rules.js';
 import { readUploadFile } from '../browser/upload-file.js';
+import { agentMarkFor, endMarkedProcesses } from '../platform/agent-processes.js';
 import { LaunchedApps } from '../platform/launched-apps.js';
 import { OwnSurfaces } from '../tools/input/own-surfaces.js';
 import { locate } from '../tools/files/locate.js';
@@ -186,6 +187,10 @@ export class Daemon {
       stopped: () => this.emergency?.state().active ?? false,
       log: log.child('apps'),
     });
+    // What every shell and app the agent starts carries in its environment (NEXTAI_AGENT_PROCESS):
+    // the same for this data directory across restarts, so the stop also finds what a previous
+    // daemon started, and never what another NextAI (another NEXTAI_HOME) did.
+    const agentMark = agentMarkFor(paths.dataDir);
     const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
     // When the agent last used the mouse or keyboard: clicks in the side panel right after are not
     // taken as the person's, and its next click or key waits for the browser's report of NextAI's
@@ -194,6 +199,7 @@ export class Daemon {
     this.ownSurfaces = new OwnSurfaces({
       sinceLastInput: () => agentInput.sinceLastEnded(),
       ask: () => this.askBrowsersForSurfaces(),
+      devicePixels: platform !== 'macos',
     });
     const hostServices: HostServices = {
       platform,
@@ -207,6 +213,7 @@ export class Daemon {
       // The same file guard the policy decides with, asked again when a file tool acts.
       fileGuard: grantedFileGuard(callGrants, () => assessEnv(policy.current.config.security).checkFile, homeDir),
       launchedApps,
+      agentMark,
       ownSurfaces: this.ownSurfaces,
       emit: (type, data) => events.append(type, data),
       sandbox,
@@ -221,6 +228,18 @@ export class Daemon {
     // private folders go too.
     fs.rmSync(path.join(paths.runDir, 'sandbox-apps'), { recursive: true, force: true });
     this.hostTools = createHostHandlers(hostServices, { terminalRoot });
+    // A narrower policy reaches what already runs: shells whose sandbox was set up with folders it
+    // no longer allows end now (issue #16), not at their next command; background jobs with them.
+    events.subscribe((event) => {
+      if (event.type !== 'policy.changed') return;
+      queueMicrotask(() => {
+        this.hostTools.policyChanged().catch((error: unknown) =>
+          log.warn('could not end the terminal shells the new policy no longer allows', {
+            error: (error as Error).message,
+          }),
+        );
+      });
+    });
     const browserConfig = readBrowserConfig(paths.configFile, log);
     const chromiumPath = findChromium(platform, browserConfig.executable_path, process.env);
     let domainGuard: { security: unknown; guard: DomainGuard } | undefined;
@@ -332,6 +351,8 @@ export class Daemon {
         },
         releaseInputs: () => releaseHeldInputs(desktop),
         endLaunchedApps: () => launchedApps.endAll(),
+        endShellSessions: () => this.hostTools.endShellSessions(),
+        endMarkedProcesses: () => endMarkedProcesses({ platform, mark: agentMark, log: log.child('stop') }),
         notify: async (title, body) => {
           const sent = await notify(title, body);
           return sent.delivered ? 'sent' : `not sent: ${sent.reason ?? 'unknown reason'}`;

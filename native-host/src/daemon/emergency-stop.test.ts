@@ -39,6 +39,14 @@ function actions(calls: string[], notes: string[] = []): EmergencyStopActions {
       calls.push('end-apps');
       return { ended: 3, still_running: 0 };
     },
+    endShellSessions: async () => {
+      calls.push('end-shells');
+      return 0;
+    },
+    endMarkedProcesses: async () => {
+      calls.push('end-marked');
+      return { ended: 0, still_running: 0 };
+    },
     notify: async (_title, body) => {
       calls.push('notify');
       notes.push(body);
@@ -63,7 +71,16 @@ describe('EmergencyStop', () => {
       notification: 'sent',
     });
     expect(report.ended_ms).toBeGreaterThanOrEqual(0);
-    expect(calls).toEqual(['cancel-approvals', 'abort', 'release', 'end-apps', 'record-stop', 'notify']);
+    expect(calls).toEqual([
+      'cancel-approvals',
+      'abort',
+      'release',
+      'end-apps',
+      'end-shells',
+      'end-marked',
+      'record-stop',
+      'notify',
+    ]);
     // The person is told how many apps the agent had started were ended.
     expect(notes[0]).toContain('Ended 3 apps the agent had started.');
     expect(stop.state()).toMatchObject({ active: true, reason: 'panic', by: 'cli' });
@@ -95,6 +112,63 @@ describe('EmergencyStop', () => {
     expect(broken.state().active).toBe(true);
     expect(second).toMatchObject({ apps_ended: 0 });
     expect(notes[1]).toContain('could not be checked; close them yourself');
+  });
+
+  it('ends the shell sessions with the apps, and only then what still carries the agent’s mark', async () => {
+    const order: string[] = [];
+    const notes: string[] = [];
+    let release!: () => void;
+    const sessionsEnded = new Promise<void>((resolve) => (release = resolve));
+    const stop = new EmergencyStop(
+      db,
+      {
+        ...actions([], notes),
+        endLaunchedApps: async () => {
+          order.push('apps');
+          return { ended: 0, still_running: 0 };
+        },
+        // The sessions take a while to end: the sweep by mark must wait for them.
+        endShellSessions: async () => {
+          order.push('shells started');
+          setTimeout(release, 30);
+          await sessionsEnded;
+          order.push('shells ended');
+          return 2;
+        },
+        endMarkedProcesses: async () => {
+          order.push('marked');
+          return { ended: 3, still_running: 1 };
+        },
+      },
+      audit,
+    );
+    await stop.engage('panic', 'cli');
+    expect(order).toEqual(['apps', 'shells started', 'shells ended', 'marked']);
+    expect(notes[0]).toContain("Ended the agent's 2 shell sessions and everything they had started.");
+    expect(notes[0]).toContain('Ended 3 processes the agent had started that ran on their own.');
+    expect(notes[0]).toContain('1 process the agent started could not be ended; end it yourself.');
+  });
+
+  it('still stops, and says so, when the shells or the sweep by mark fail', async () => {
+    const notes: string[] = [];
+    const stop = new EmergencyStop(
+      db,
+      {
+        ...actions([], notes),
+        endShellSessions: async () => {
+          throw new Error('pty gone');
+        },
+        endMarkedProcesses: async () => {
+          throw new Error('no /proc');
+        },
+      },
+      audit,
+    );
+    const report = await stop.engage('panic', 'cli');
+    expect(stop.state().active).toBe(true);
+    expect(report).toMatchObject({ apps_ended: 3, aborted_calls: 2 });
+    expect(notes[0]).toContain("The agent's shell sessions could not all be ended");
+    expect(notes[0]).toContain('Processes the agent started could not be looked for');
   });
 
   it('stays set across a restart until reset', async () => {

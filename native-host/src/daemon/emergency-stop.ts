@@ -30,6 +30,17 @@ export interface EmergencyStopActions {
   releaseInputs(): Promise<string>;
   /** Ends every app the agent launched and everything they started (SIGTERM, then SIGKILL). */
   endLaunchedApps(): Promise<{ ended: number; still_running: number }>;
+  /**
+   * Ends every shell session of bash_execute: each shell and everything it started, background
+   * jobs included. Resolves with how many sessions there were.
+   */
+  endShellSessions(): Promise<number>;
+  /**
+   * Last, once sessions and apps are dealt with: ends every process that still carries the
+   * agent's mark — what left its session or group (setsid, a double fork), and what the agent
+   * started before the daemon restarted (platform/agent-processes.ts).
+   */
+  endMarkedProcesses(): Promise<{ ended: number; still_running: number }>;
   notify(title: string, body: string): Promise<string>;
   /** Tells the clients (events); the audit row is the stop's own. */
   record(change: { engaged: boolean; reason: string; by: string; aborted: number; appsEnded?: number }): void;
@@ -101,17 +112,22 @@ export class EmergencyStop {
       }
     }
     this.actions.cancelPendingApprovals(`emergency stop: ${reason}`);
-    const [aborted, released, apps] = await Promise.all([
+    const [aborted, released, apps, shells] = await Promise.all([
       this.actions.abortRunningCalls(`emergency stop: ${reason}`),
       this.actions.releaseInputs(),
       // Apps the agent launched keep running on their own: they are ended too (issue #16).
       this.actions.endLaunchedApps().catch(() => ({ ended: 0, still_running: -1 })),
+      // So do the background jobs of its shells: every session ends, with all it started.
+      this.actions.endShellSessions().catch(() => -1),
     ]);
+    // Then whatever got away from both (issue #16, F4): by the mark every agent process carries.
+    const strays = await this.actions.endMarkedProcesses().catch(() => ({ ended: 0, still_running: -1 }));
     const endedMs = Math.round((performance.now() - started) * 100) / 100;
     this.actions.record({ engaged: true, reason, by, aborted, appsEnded: apps.ended });
     const notification = await this.actions.notify(
       'NextAI Agent stopped',
-      `Emergency stop (${reason}). ${appsSentence(apps)}Nothing will run until you reset it: nextai stop --reset`,
+      `Emergency stop (${reason}). ${appsSentence(apps)}${processesSentence(shells, strays)}` +
+        'Nothing will run until you reset it: nextai stop --reset',
     );
     return {
       already_active: already,
@@ -172,4 +188,27 @@ function appsSentence(apps: { ended: number; still_running: number }): string {
       ? `${plural(apps.still_running)} the agent started could not be ended; close them yourself. `
       : '';
   return ended + left;
+}
+
+/** What the notification says about the agent's shells and the processes found by its mark. */
+function processesSentence(shells: number, strays: { ended: number; still_running: number }): string {
+  const processes = (count: number) => `${count} process${count === 1 ? '' : 'es'}`;
+  const ended =
+    shells === 1
+      ? "Ended the agent's shell session and everything it had started. "
+      : shells > 1
+        ? `Ended the agent's ${shells} shell sessions and everything they had started. `
+        : '';
+  const failed =
+    shells < 0 ? "The agent's shell sessions could not all be ended; check for its commands yourself. " : '';
+  if (strays.still_running < 0) {
+    return `${ended}${failed}Processes the agent started could not be looked for; check for them yourself. `;
+  }
+  const more = strays.ended > 0 ? `Ended ${processes(strays.ended)} the agent had started that ran on their own. ` : '';
+  const left =
+    strays.still_running > 0
+      ? `${processes(strays.still_running)} the agent started could not be ended; ` +
+        `end ${strays.still_running === 1 ? 'it' : 'them'} yourself. `
+      : '';
+  return ended + failed + more + left;
 }

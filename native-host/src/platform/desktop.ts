@@ -57,6 +57,11 @@ export interface LaunchOptions {
    * at an emergency stop, even one that comes while the launch is still being watched.
    */
   started?: (pid: number) => void;
+  /**
+   * The value of NEXTAI_AGENT_PROCESS the app gets (HostServices.agentMark), so that it and all it
+   * starts are the agent's — also to an emergency stop after the daemon restarted. `'1'` when absent.
+   */
+  agentMark?: string | undefined;
 }
 
 export interface WindowInfo {

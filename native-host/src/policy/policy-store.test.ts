@@ -154,6 +154,19 @@ describe('PolicyStore', () => {
     expect(new PolicyStore(file, db, log).project().template).toBe('full-auto');
   });
 
+  it('announces a removed config.json: the defaults it falls back to are a change like any other', () => {
+    fs.writeFileSync(file, JSON.stringify({ security: { allowed_directories: ['~/Work'] } }));
+    const changes: string[] = [];
+    const store = new PolicyStore(file, db, log, (change) => changes.push(change.summary));
+    fs.rmSync(file);
+    expect(store.reload().accepted).toBe(true);
+    expect(store.current.source).toBe('defaults');
+    expect(changes).toEqual(['config.json removed; the built-in defaults are in force']);
+    // Still missing: nothing changed, nothing to announce.
+    store.reload();
+    expect(changes).toHaveLength(1);
+  });
+
   it('refuses an unknown template or project by name, listing the choices', () => {
     const store = new PolicyStore(file, db, log);
     expect(() => store.setTemplate('yolo')).toThrow(/full-auto \(全自动\), development/);

@@ -67,7 +67,16 @@ export class PolicyStore {
   reload(): { accepted: boolean; problems: string[] } {
     const read = this.readFile();
     if (read.kind === 'missing') {
+      const before = this.state.source;
       this.state = { config: defaults(), source: 'defaults' };
+      // The file was removed: the built-in defaults are a change like any other (they may allow less).
+      if (before !== 'defaults') {
+        this.onChange({
+          accepted: true,
+          problems: [],
+          summary: 'config.json removed; the built-in defaults are in force',
+        });
+      }
       return { accepted: true, problems: [] };
     }
     if (!read.parsed.ok) {

@@ -15,6 +15,10 @@ export interface HostToolSet {
   dispose(): Promise<void>;
   /** A shell session's current directory (undefined id: the default session); see TerminalHandlers. */
   terminalCwd(sessionId: string | undefined): string | undefined;
+  /** The policy changed: shells whose sandbox reaches what it no longer allows end (TerminalHandlers). */
+  policyChanged(): Promise<void>;
+  /** Ends every shell session and all it started, the tools staying usable (the emergency stop); how many there were. */
+  endShellSessions(): Promise<number>;
 }
 
 /**
@@ -50,5 +54,7 @@ export function createHostHandlers(services: HostServices, options: { terminalRo
       await Promise.allSettled(groups.map((group) => group.dispose?.()));
     },
     terminalCwd: (sessionId) => terminal.sessionCwd(sessionId),
+    policyChanged: () => terminal.policyChanged(),
+    endShellSessions: () => terminal.endAll(),
   };
 }

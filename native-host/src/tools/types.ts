@@ -85,6 +85,12 @@ export interface HostServices {
    * built without it (tests of the terminal's own mechanics) start processes directly.
    */
   sandbox?: SandboxService | undefined;
+  /**
+   * The value of NEXTAI_AGENT_PROCESS that shells and apps the agent starts get (one per data
+   * directory, platform/agent-processes.ts): the emergency stop ends whatever carries it. `'1'`
+   * when absent (host tools built without a daemon).
+   */
+  agentMark?: string | undefined;
 }
 
 /** The file guard's verdict on a path at the moment a file tool acts on it. */

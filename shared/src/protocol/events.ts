@@ -72,6 +72,12 @@ export const EVENT_DATA_SCHEMAS = {
     path: z.string(),
     change: z.enum(['create', 'modify', 'delete']),
   }),
+  /**
+   * A sandboxed shell of a terminal session was ended: the policy no longer allows what its
+   * sandbox reaches (the person narrowed the allowed folders or hid more). `shell`: which of the
+   * session's shells (confined, confined_network).
+   */
+  'terminal.shell_ended': z.object({ session_id: z.string(), shell: z.string(), reason: z.string() }),
   ...RUN_EVENT_SCHEMAS,
   ...SCHEDULE_EVENT_SCHEMAS,
 } as const;

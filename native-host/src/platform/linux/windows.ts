@@ -287,9 +287,9 @@ export function createLinuxWindows(
   async function launchApp(name: string, args: string[], launch: LaunchOptions = {}): Promise<{ pid: number | null }> {
     await requireDisplay(env);
     const command = await resolveLaunchCommand(name, args, env);
-    if (!launch.confine) return spawnDetached(command, env, undefined, launch.started);
+    if (!launch.confine) return spawnDetached(command, env, undefined, launch.started, launch.agentMark);
     const prepared = launch.confine(command, xEnvironmentFor(env));
-    return spawnDetached([prepared.file, ...prepared.args], env, prepared.env, launch.started);
+    return spawnDetached([prepared.file, ...prepared.args], env, prepared.env, launch.started, launch.agentMark);
   }
 
   async function killProcess(pid: number, force: boolean): Promise<void> {
@@ -771,14 +771,16 @@ function spawnDetached(
   env: NodeJS.ProcessEnv,
   environment: Record<string, string> = xEnvironmentFor(env),
   started?: (pid: number) => void,
+  agentMark = '1',
 ): Promise<{ pid: number | null }> {
   const [program, ...args] = command as [string, ...string[]];
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
       detached: true,
       stdio: 'ignore',
-      // Marks the app and all it starts as the agent's (the daemon refuses them the person's authority).
-      env: { ...environment, [AGENT_PROCESS_ENV]: '1' },
+      // Marks the app and all it starts as the agent's: the daemon refuses them the person's
+      // authority, and the emergency stop ends what carries this daemon's mark, also after a restart.
+      env: { ...environment, [AGENT_PROCESS_ENV]: agentMark },
       cwd: env.HOME || os.homedir(),
     });
     let timer: NodeJS.Timeout | undefined;

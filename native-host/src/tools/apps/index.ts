@@ -43,6 +43,7 @@ export function createAppHandlers(
           ...(confined ? { confine: confined.confine } : {}),
           // The daemon keeps every app the agent starts, so the emergency stop can end it.
           started: (pid) => services.launchedApps.add(pid, input.name),
+          agentMark: services.agentMark,
         });
         if (started === null) {
           return {

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 import { AGENT_PROCESS_ENV, AppError } from '@nextai/shared';
 
 import { lexicalAbsolute } from '../../policy/guards/paths.js';
 import { inSandboxTmp } from '../../sandbox/places.js';
 import { quarantineGitRedirects, type GitMetadata } from '../../sandbox/git-metadata.js';
+import { describeLostReach, lostReach, type SandboxReach } from '../../sandbox/reach.js';
 import type { SandboxService } from '../../sandbox/service.js';
 import { inheritedEnvironment } from '../../subprocess.js';
 import type { HandlerGroup, HostServices, SandboxPlacement } from '../types.js';
@@ -36,6 +38,18 @@ export interface TerminalHandlers extends HandlerGroup<'bash_execute' | 'bash_se
    * the home folder). Read-only: it never starts a session.
    */
   sessionCwd(id: string | undefined): string | undefined;
+  /**
+   * The policy may have changed (the daemon calls this on `policy.changed`; every bash_execute
+   * checks too): sandboxed shells that reach what it no longer allows are ended (issue #16).
+   */
+  policyChanged(): Promise<void>;
+  /**
+   * Ends every session — each shell and everything in its terminal session or below it — and
+   * keeps the tools usable (the emergency stop; `dispose` is for the daemon's end). Resolves with
+   * how many sessions there were. The default session starts anew at its next call; a call to
+   * another one is told the stop ended it.
+   */
+  endAll(): Promise<number>;
 }
 
 /**
@@ -51,6 +65,15 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
   const processes = options.processes ?? processControlFor(services.platform);
   let created = 0;
   let disposed = false;
+  /** Sessions the emergency stop ended, until they are used or made again (to say so). */
+  const endedByStop = new Set<string>();
+  /** Each sandboxed shell's grant and what its sandbox was given when it (last) started. */
+  const confined = new WeakMap<
+    ShellSession,
+    { granted: readonly string[] | undefined; reach: () => SandboxReach | undefined }
+  >();
+  /** The settings the shells were last checked against (see enforcePolicy). */
+  let checkedAgainst = reachSettings(services.security());
 
   // The daemon's own environment may hold API keys: shells get the small inherited set, and
   // settings that keep programs from paging, colouring or prompting where nobody can answer.
@@ -65,8 +88,9 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     MANPAGER: 'cat',
     SYSTEMD_PAGER: 'cat',
     GIT_TERMINAL_PROMPT: '0',
-    // Marks the shell and all it starts as the agent's (the daemon refuses them the person's authority).
-    [AGENT_PROCESS_ENV]: '1',
+    // Marks the shell and all it starts as the agent's: the daemon refuses them the person's
+    // authority, and the emergency stop ends what carries this daemon's mark wherever it went.
+    [AGENT_PROCESS_ENV]: services.agentMark ?? '1',
   });
 
   const describe = (session: TerminalSession) => ({
@@ -98,8 +122,12 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
       id,
       shell,
       services.homeDir,
-      (placement, cwd) =>
-        new ShellSession({
+      (placement, cwd) => {
+        const launcher =
+          sandbox && sandboxTmp && placement?.mode === 'confined'
+            ? sandboxLauncher(sandbox, placement, sandboxTmp, shell, services.homeDir)
+            : undefined;
+        const started = new ShellSession({
           id,
           shell,
           platform: services.platform,
@@ -109,11 +137,13 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
           processes,
           tmpRoot: root,
           outputCap: options.outputCap,
-          launcher:
-            sandbox && sandboxTmp && placement?.mode === 'confined'
-              ? sandboxLauncher(sandbox, placement, sandboxTmp, shell, services.homeDir)
-              : undefined,
-        }),
+          launcher,
+        });
+        if (launcher && placement?.mode === 'confined') {
+          confined.set(started, { granted: placement.granted, reach: launcher.reach });
+        }
+        return started;
+      },
       sandboxTmp,
       sandbox ? (dir) => inSandboxTmp(dir, services.homeDir, sandbox.folders().writable) : undefined,
     );
@@ -134,9 +164,10 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     if (session) return session;
     // The default session exists whenever it is asked for, also after it was killed.
     if (wanted === DEFAULT_SESSION) return open(DEFAULT_SESSION, 'bash');
+    const why = endedByStop.has(wanted) ? ' The emergency stop ended it, with everything it had started.' : '';
     throw new AppError(
       'NOT_FOUND',
-      `There is no shell session "${wanted}". Existing sessions: ${names()}. ` +
+      `There is no shell session "${wanted}".${why} Existing sessions: ${names()}. ` +
         'Omit session_id to use the default session, or create one with bash_session action "create".',
       { details: { session_id: wanted, sessions: [...sessions.keys()] } },
     );
@@ -156,10 +187,45 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
     await session.kill();
   };
 
+  /**
+   * A person who narrows the allowed folders (or hides more) means it for what already runs: a
+   * sandboxed shell keeps the binds it started with, so each one that reaches what the policy no
+   * longer allows is ended, and its session's next call says why. A wider policy ends nothing.
+   * The shells leave their sessions before this first awaits.
+   */
+  const enforcePolicy = async (): Promise<void> => {
+    const settings = reachSettings(services.security());
+    if (!sandbox || disposed || isDeepStrictEqual(settings, checkedAgainst)) return;
+    checkedAgainst = settings;
+    const stillAllowed = (shell: ShellSession): string | undefined => {
+      const known = confined.get(shell);
+      const started = known?.reach();
+      if (!known || !started) return undefined;
+      const lost = lostReach(started, sandbox.folders(known.granted));
+      return lost && describeLostReach(lost, services.homeDir);
+    };
+    await Promise.all(
+      [...sessions.values()].map(async (session) => {
+        for (const { lane, reason } of await session.endShells(stillAllowed)) {
+          services.log.info('ended a terminal shell: the policy no longer allows what its sandbox reaches', {
+            session: session.id,
+            shell: lane,
+            reason,
+          });
+          services.emit('terminal.shell_ended', { session_id: session.id, shell: lane, reason });
+        }
+      }),
+    );
+  };
+
   return {
     handlers: {
       bash_execute: async (input, context) => {
+        // Also here, whether or not the change was announced: no command runs in a shell whose
+        // sandbox reaches what the policy in force no longer allows.
+        await enforcePolicy();
         const session = lookup(input.session_id);
+        const restarted = endedByStop.delete(session.id);
         const workingDir =
           input.working_dir === undefined ? undefined : checkedDirectory(input.working_dir, session, services);
         const result = await session.run(
@@ -171,6 +237,12 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
           },
           placementOf(context.sandbox),
         );
+        if (restarted) {
+          result.notices.unshift(
+            `Session "${session.id}" runs in a new shell: the emergency stop ended the previous one and ` +
+              'everything it had started (its variables, functions and background jobs are gone).',
+          );
+        }
         return toOutput(session.id, result);
       },
 
@@ -190,6 +262,7 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
               });
             }
             const session = open(id, input.shell);
+            endedByStop.delete(id);
             try {
               // Started now, so a shell that cannot start fails here rather than at the first command.
               await session.start(placementOf(context.sandbox));
@@ -222,6 +295,17 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
 
     sessionCwd: (id) => (disposed ? undefined : sessions.get(id ?? DEFAULT_SESSION)?.cwd()),
 
+    policyChanged: enforcePolicy,
+
+    endAll: async () => {
+      const all = [...sessions.values()];
+      // Out of the map before anything is awaited: no call can reach one of them afterwards.
+      sessions.clear();
+      for (const session of all) endedByStop.add(session.id);
+      await Promise.allSettled(all.map((session) => session.kill()));
+      return all.length;
+    },
+
     dispose: async () => {
       disposed = true;
       const all = [...sessions.values()];
@@ -229,6 +313,11 @@ export function createTerminalHandlers(services: HostServices, options: Terminal
       await Promise.allSettled(all.map((session) => session.kill()));
     },
   };
+}
+
+/** The settings a running sandbox's folders come from: when they are unchanged, no shell needs a look. */
+function reachSettings(security: { allowed_directories: readonly string[]; denied_patterns: readonly string[] }) {
+  return { allowed: security.allowed_directories, denied: security.denied_patterns };
 }
 
 /** `working_dir` as an absolute path (relative to the session's directory, `~` = home), checked to be a directory. */
@@ -285,10 +374,13 @@ function sandboxLauncher(
   tmpDir: string,
   shell: ShellSpec,
   homeDir: string,
-): ShellLauncher {
+): ShellLauncher & { reach(): SandboxReach | undefined } {
   // The repositories the shell's sandbox protects, once it has started.
   let metadata: GitMetadata | undefined;
+  // What the policy gave the shell that runs now (each new shell of the session asks again).
+  let reach: SandboxReach | undefined;
   return {
+    reach: () => reach,
     wrap: (start, privateDir) => {
       const profile = sandbox.profile({
         granted: placement.granted,
@@ -300,6 +392,7 @@ function sandboxLauncher(
       // A folder the sandbox does not show (the computer's own /tmp) cannot be started in: home instead.
       if (inSandboxTmp(start.cwd, homeDir, profile.writable)) profile.cwd = homeDir;
       metadata = { readOnly: profile.readOnly, pinned: profile.pinned };
+      reach = { writable: profile.writable, hidden: profile.hidden };
       return sandbox.prepare([shell.file, ...shell.args], profile, start.env, { ownTerminal: true });
     },
     shellPid: (startedPid) => sandbox.commandPid(startedPid),

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 
+import { AppError } from '@nextai/shared';
+
 import type { SandboxPlacement } from '../types.js';
 import type { CallRequest, CallResult, ShellSession } from './session.js';
 import type { ShellSpec } from './shells.js';
@@ -23,6 +25,10 @@ export class TerminalSession {
   private lastCwd: string;
   private uses = 0;
   private killed = false;
+  /** Shells ended because the policy no longer allows what their sandbox reaches: why, by shell. */
+  private readonly ended = new WeakMap<ShellSession, string>();
+  /** What the next call must tell about shells ended between calls. */
+  private pending: { shell: ShellSession; notice: string }[] = [];
 
   constructor(
     readonly id: string,
@@ -78,28 +84,80 @@ export class TerminalSession {
       );
       follow = this.startCwd;
     }
+    // Shells ended since the last call because the policy narrowed: said once, by the next call.
+    notices.unshift(...this.pending.splice(0).map((ended) => ended.notice));
     let result: CallResult;
     try {
       result = await lane.shell.run({ ...request, ...(follow ? { workingDir: follow, exactDir: true } : {}) });
     } catch (error) {
       // A shell that could not start (the sandbox refused) is not kept.
       if (fresh) {
-        this.lanes.delete(key);
+        // (Unless endShells took it out meanwhile, and another call put a new shell in its place.)
+        if (this.lanes.get(key) === lane) this.lanes.delete(key);
         await lane.shell.kill();
       }
+      const why = this.takeEnded(lane.shell);
+      if (why !== undefined) {
+        // It waited for its turn in a shell the policy change ended: it never ran there.
+        throw new AppError(
+          'UNAVAILABLE',
+          `The command was not run: ${endedNotice(this.id, lane.name, why)} Run it again; it will start a new shell.`,
+          { cause: error, details: { session_id: this.id } },
+        );
+      }
       throw error;
+    }
+    const why = this.takeEnded(lane.shell);
+    if (why !== undefined) {
+      notices.unshift(
+        `${endedNotice(this.id, lane.name, why)} It was ended while this command ran, so the command may not ` +
+          'have finished; the next command starts a new shell.',
+      );
     }
     this.lastLane = key;
     this.lastCwd = lane.shell.cwd() ?? this.lastCwd;
     return { ...result, notices: [...notices, ...result.notices], lane: lane.name };
   }
 
+  /**
+   * Ends at once the shells `why` names a reason for (the policy no longer allows what their
+   * sandbox reaches): they leave the session, so the next command in the same place starts a new
+   * shell, and that call is told why. Resolves, once they are killed, with what was ended.
+   */
+  async endShells(why: (shell: ShellSession) => string | undefined): Promise<{ lane: LaneName; reason: string }[]> {
+    const ended: { shell: ShellSession; lane: LaneName; reason: string }[] = [];
+    // Taken out before anything is awaited: no command can start in one of them afterwards.
+    for (const [key, lane] of this.lanes) {
+      const reason = why(lane.shell);
+      if (reason === undefined) continue;
+      this.lanes.delete(key);
+      this.ended.set(lane.shell, reason);
+      this.pending.push({
+        shell: lane.shell,
+        notice:
+          `${endedNotice(this.id, lane.name, reason)} Commands that ran there now run in a new shell: the old ` +
+          "one's variables, functions and background jobs are gone.",
+      });
+      ended.push({ shell: lane.shell, lane: lane.name, reason });
+    }
+    await Promise.allSettled(ended.map((entry) => entry.shell.kill()));
+    return ended.map(({ lane, reason }) => ({ lane, reason }));
+  }
+
   async kill(): Promise<void> {
     this.killed = true;
     const all = [...this.lanes.values()];
     this.lanes.clear();
+    this.pending = [];
     await Promise.allSettled(all.map((lane) => lane.shell.kill()));
     if (this.sandboxTmp) fs.rmSync(this.sandboxTmp, { recursive: true, force: true });
+  }
+
+  /** Why endShells ended `shell`: a call that was in it says so, instead of the next call. */
+  private takeEnded(shell: ShellSession): string | undefined {
+    const why = this.ended.get(shell);
+    if (why !== undefined) this.pending = this.pending.filter((ended) => ended.shell !== shell);
+    return why;
   }
 
   private laneFor(placement: SandboxPlacement | undefined) {
@@ -141,6 +199,13 @@ function laneKey(placement: SandboxPlacement | undefined): string {
   if (placement.mode === 'outside') return 'outside';
   const granted = placement.granted ? JSON.stringify([...placement.granted].sort()) : '';
   return `sandbox:${placement.network}:${granted}`;
+}
+
+function endedNotice(id: string, lane: LaneName, reason: string): string {
+  return (
+    `The shell of terminal session "${id}" (${describeLane(lane)}) was closed because the person narrowed what ` +
+    `the sandbox may reach (${reason}); their setting applies to commands already running too.`
+  );
 }
 
 function describeLane(name: LaneName): string {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import {
+  linuxSessionAndBelow,
   linuxSessionProcesses,
   macSessionProcesses,
   parseElapsed,
@@ -25,6 +26,33 @@ describe('Linux', () => {
       startTicks: 98765,
     });
     expect(parseLinuxStat('garbage')).toBeUndefined();
+  });
+
+  it('takes a session’s processes and every process below them, also one that made a session of its own', () => {
+    const stat = (pid: number, ppid: number, session: number) => ({
+      pid,
+      state: 'S',
+      ppid,
+      processGroup: pid,
+      session,
+      foregroundGroup: -1,
+      startTicks: pid,
+    });
+    const table = [
+      stat(1, 0, 1),
+      stat(10, 1, 10), // the shell, leader of session 10
+      stat(11, 10, 10), // a background job
+      stat(12, 10, 12), // `setsid -w …` while its parent waits: a session of its own, still below the shell
+      stat(13, 12, 12), // and its child
+      stat(14, 1, 10), // orphaned but still in session 10
+      stat(20, 1, 20), // someone else's session
+      stat(21, 20, 20),
+    ];
+    expect(
+      linuxSessionAndBelow(table, 10)
+        .map((entry) => entry.pid)
+        .sort((a, b) => a - b),
+    ).toEqual([10, 11, 12, 13, 14]);
   });
 
   it('lists the live processes of this process’s own session', () => {

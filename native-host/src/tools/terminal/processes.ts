@@ -10,11 +10,13 @@ import { runCommand } from '../../subprocess.js';
  * A session's shell is a session leader (node-pty calls setsid), and everything it starts keeps
  * that session id unless it calls setsid itself — background jobs, their own children, double-
  * forked daemons, whatever process groups job control gave them. On Linux the session's
- * processes are read from /proc; "what this call started" is those whose start time is not
- * before the call began (kernel clock ticks), so background jobs left by earlier calls survive a
- * time-out of a later one. macOS has no /proc: `ps` gives parents, groups and elapsed times (to
- * the second). Windows has neither sessions nor groups of this kind: the shell's process tree is
- * ended with taskkill and the session restarts.
+ * processes are read from /proc, with every process below one of them (one that called setsid
+ * while its parent still runs); one that called setsid and lost its parent is found by the
+ * agent's mark at the emergency stop (platform/agent-processes.ts). "What this call started" is
+ * those whose start time is not before the call began (kernel clock ticks), so background jobs
+ * left by earlier calls survive a time-out of a later one. macOS has no /proc: `ps` gives
+ * parents, groups and elapsed times (to the second). Windows has neither sessions nor groups of
+ * this kind: the shell's process tree is ended with taskkill and the session restarts.
  */
 
 export interface SessionProcess {
@@ -78,6 +80,26 @@ export function parseLinuxStat(text: string): LinuxStat | undefined {
 /** Live (not zombie) processes of Linux session `sessionId`, read from /proc. */
 export function linuxSessionProcesses(sessionId: number, procRoot = '/proc'): LinuxStat[] {
   return linuxProcesses(procRoot).filter((stat) => stat.session === sessionId);
+}
+
+/**
+ * The live processes of Linux session `sessionId` and every process below one of them (a child
+ * that made a session of its own stays below its parent while that parent runs), from one listing.
+ */
+export function linuxSessionAndBelow(stats: readonly LinuxStat[], sessionId: number): LinuxStat[] {
+  const found = new Map<number, LinuxStat>();
+  for (const stat of stats) if (stat.session === sessionId) found.set(stat.pid, stat);
+  const children = new Map<number, LinuxStat[]>();
+  for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  const pending = [...found.keys()];
+  while (pending.length > 0) {
+    for (const child of children.get(pending.pop() as number) ?? []) {
+      if (found.has(child.pid) || child.pid <= 1) continue;
+      found.set(child.pid, child);
+      pending.push(child.pid);
+    }
+  }
+  return [...found.values()];
 }
 
 /** Every live (not zombie) process, read from /proc. */
@@ -219,18 +241,23 @@ export function linuxProcessControl(procRoot = '/proc'): ProcessControl {
         resolve(linuxProcesses(procRoot));
       });
     }));
-  const killWhere = async (shellPid: number, keep: (stat: LinuxStat) => boolean, beforeKill?: () => void) => {
+  const killWhere = async (
+    shellPid: number,
+    keep: (stat: LinuxStat) => boolean,
+    beforeKill?: () => void,
+    signal: NodeJS.Signals = 'SIGKILL',
+  ) => {
     const looked = new Set<number>();
     const killed: number[] = [];
     for (let round = 0; round < KILL_ROUNDS; round += 1) {
-      const targets = (await look()).filter(
-        (stat) => stat.session === shellPid && !keep(stat) && !looked.has(stat.pid),
+      const targets = linuxSessionAndBelow(await look(), shellPid).filter(
+        (stat) => !keep(stat) && !looked.has(stat.pid),
       );
       if (targets.length === 0) break;
       beforeKill?.();
       for (const stat of targets) {
         looked.add(stat.pid);
-        if (signalAll([stat.pid], 'SIGKILL') > 0) killed.push(stat.pid);
+        if (signalAll([stat.pid], signal) > 0) killed.push(stat.pid);
       }
     }
     return killed;
@@ -251,6 +278,11 @@ export function linuxProcessControl(procRoot = '/proc'): ProcessControl {
     killStartedSince: (shellPid, since, beforeKill) =>
       killWhere(shellPid, (stat) => stat.pid === shellPid || stat.startTicks < since, beforeKill),
     killSession: async (shellPid) => {
+      // Frozen first (SIGSTOP), then killed: a process that is killed while its child runs leaves
+      // that child to init, out of reach of the tree below the session when it called setsid.
+      const frozen = await killWhere(shellPid, () => false, undefined, 'SIGSTOP');
+      signalAll(frozen, 'SIGKILL');
+      // What was not found frozen (it ended meanwhile, or slipped in between): killed as before.
       await killWhere(shellPid, () => false);
     },
   };

@@ -268,6 +268,11 @@ export class ShellSession {
 
   private async spawnShell(cwd: string): Promise<void> {
     const pty = await loadPty();
+    // Killed while node-pty loaded (an emergency stop during a call's start): no shell starts
+    // that `kill` could no longer see. From here to `this.current` nothing awaits.
+    if (this.killed) {
+      throw new AppError('NOT_FOUND', `Session "${this.id}" was killed.`, { details: { session_id: this.id } });
+    }
     const launcher = this.options.launcher;
     // The launcher may refuse (the sandbox cannot start): then nothing starts at all.
     const start = launcher
