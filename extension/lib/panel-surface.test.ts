@@ -30,10 +30,9 @@ describe('a NextAI page reports where it is and whether it has the focus', () =>
   it('reports on start, on focus, from a pointer event, and when hidden', async () => {
     const page = fakePage();
     const reports: (PanelSurface | undefined)[] = [];
-    let origin = { id: 9, left: 100, top: 40 };
     const stop = watchPanelSurface({
       kind: 'panel',
-      currentWindow: async () => origin,
+      currentWindow: async () => ({ id: 9 }),
       report: (surface) => reports.push(surface),
       target: page.view as unknown as Window,
     });
@@ -45,12 +44,11 @@ describe('a NextAI page reports where it is and whether it has the focus', () =>
     await settle();
     expect(reports.at(-1)).toMatchObject({ focused: true });
 
-    // Screen (1010, 300) at page (10, 200): the page's corner is at (1000, 100), (900, 60) from the window's.
+    // Screen (1010, 300) at page (10, 200): the page's corner is at (1000, 100) on the screen.
     page.doc.dispatchEvent(pointer('pointermove', { x: 1010, y: 300 }, { x: 10, y: 200 }));
-    expect(reports.at(-1)).toMatchObject({ offset: { x: 900, y: 60 } });
+    expect(reports.at(-1)).toMatchObject({ origin: { x: 1000, y: 100 } });
 
     // A resize may have moved the corner: it is forgotten until the next pointer event.
-    origin = { id: 9, left: 0, top: 0 };
     page.view.innerWidth = 420;
     page.view.dispatchEvent(new Event('resize'));
     await settle();
@@ -67,7 +65,7 @@ describe('a NextAI page reports where it is and whether it has the focus', () =>
     const reports: (PanelSurface | undefined)[] = [];
     watchPanelSurface({
       kind: 'extension_page',
-      currentWindow: async () => ({ id: 1, left: 0, top: 0 }),
+      currentWindow: async () => ({ id: 1 }),
       report: (surface) => reports.push(surface),
       target: page.view as unknown as Window,
     });

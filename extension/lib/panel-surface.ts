@@ -12,7 +12,9 @@ export const panelSurfaceSchema = z.object({
   focused: z.boolean(),
   /** The browser window the page is in. */
   window_id: z.number().int(),
-  /** The page's top-left corner relative to its window's, in DIPs, once a pointer event told it. */
+  /** The page's top-left corner on the screen, in DIPs, as the last pointer event told it. */
+  origin: z.object({ x: z.number().finite(), y: z.number().finite() }).optional(),
+  /** The same relative to its window's corner (set by the background, which knows where the window is). */
   offset: z.object({ x: z.number().finite(), y: z.number().finite() }).optional(),
   width: z.number().finite().nonnegative(),
   height: z.number().finite().nonnegative(),
@@ -23,8 +25,8 @@ export type PanelSurface = z.infer<typeof panelSurfaceSchema>;
 
 export interface SurfaceWatchOptions {
   kind: PanelSurface['kind'];
-  /** The page's window: its id and bounds now (browser.windows.getCurrent). */
-  currentWindow(): Promise<{ id: number; left: number; top: number } | undefined>;
+  /** The page's window (browser.windows.getCurrent). */
+  currentWindow(): Promise<{ id: number } | undefined>;
   /** Called with the page's surface whenever it may have changed; undefined when it is not on screen. */
   report(surface: PanelSurface | undefined): void;
   target?: Window;
@@ -38,8 +40,7 @@ export function watchPanelSurface(options: SurfaceWatchOptions): () => void {
   const view = options.target ?? window;
   const doc = view.document;
   let windowId: number | undefined;
-  let offset: PanelSurface['offset'];
-  let windowOrigin: { left: number; top: number } | undefined;
+  let origin: PanelSurface['origin'];
   let last = '';
 
   const send = () => {
@@ -51,7 +52,7 @@ export function watchPanelSurface(options: SurfaceWatchOptions): () => void {
             kind: options.kind,
             focused: doc.hasFocus(),
             window_id: windowId,
-            ...(offset ? { offset } : {}),
+            ...(origin ? { origin } : {}),
             width: view.innerWidth,
             height: view.innerHeight,
             scale: view.devicePixelRatio || 1,
@@ -64,30 +65,24 @@ export function watchPanelSurface(options: SurfaceWatchOptions): () => void {
 
   const refreshWindow = async () => {
     const current = await options.currentWindow().catch(() => undefined);
-    if (!current) return;
-    windowId = current.id;
-    windowOrigin = { left: current.left, top: current.top };
+    if (current) windowId = current.id;
   };
 
   // A pointer event knows both its screen and its page position: their difference is where the
-  // page's corner is on the screen. Kept relative to the window, which the background follows
-  // when the window moves.
+  // page's corner is on the screen (the background keeps it relative to the window, which it
+  // follows when the window moves).
   const onPointer = (event: MouseEvent) => {
-    if (!windowOrigin || !Number.isFinite(event.screenX)) return;
-    offset = {
-      x: event.screenX - event.clientX - windowOrigin.left,
-      y: event.screenY - event.clientY - windowOrigin.top,
-    };
+    if (!Number.isFinite(event.screenX)) return;
+    origin = { x: event.screenX - event.clientX, y: event.screenY - event.clientY };
     send();
   };
   // After a resize the corner may have moved (the panel's edge was dragged): until the next
   // pointer event the background assumes the widest place the page may be.
   const onResize = () => {
-    offset = undefined;
-    void refreshWindow().then(send);
+    origin = undefined;
+    send();
   };
   const onFocusChange = () => {
-    // The window may have been moved while the page had no focus.
     void refreshWindow().then(send);
     send();
   };

@@ -110,7 +110,12 @@ test("the browser's extensions page is out of the agent's reach while it is show
   await panel.close();
   await expect
     .poll(async () => (await tool('left_click', { x: 500, y: 400 })).text, { timeout: 10_000 })
-    .toContain("is on the browser's extensions page");
+    .toContain("is on a page of the browser's settings, extensions or developer tools");
+  // The inspector, from which developer tools open on the panel (whose console speaks as it).
+  await manager.goto('chrome://inspect/#extensions');
+  await expect
+    .poll(async () => (await tool('key_press', { keys: ['tab'] })).text, { timeout: 10_000 })
+    .toContain('has the keyboard focus');
   // With an ordinary page there instead, a click in the window goes through.
   await manager.goto('data:text/html,<title>Reading</title><h1>An ordinary page</h1>');
   await expect.poll(async () => (await tool('left_click', { x: 500, y: 400 })).code, { timeout: 10_000 }).toBe(0);

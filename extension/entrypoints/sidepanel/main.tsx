@@ -17,10 +17,8 @@ void browser.tabs
     watchPanelSurface({
       kind: tab ? 'extension_page' : 'panel',
       currentWindow: async () => {
-        const current = await browser.windows.getCurrent();
-        return current.id === undefined
-          ? undefined
-          : { id: current.id, left: current.left ?? 0, top: current.top ?? 0 };
+        const { id } = await browser.windows.getCurrent();
+        return id === undefined ? undefined : { id };
       },
       report: (surface) => client.reportSurface(surface),
     }),

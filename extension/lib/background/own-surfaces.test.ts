@@ -19,8 +19,8 @@ describe('where NextAI pages are on screen', () => {
   it('counts both sides of the window for a panel whose side is not known yet', () => {
     const [surface] = screenSurfaces([PANEL], [WINDOW]);
     expect(surface?.rects).toEqual([
-      { x: 100, y: 50, width: 384, height: 800 },
-      { x: 916, y: 50, width: 384, height: 800 },
+      { x: 100, y: 50, width: 424, height: 800 },
+      { x: 876, y: 50, width: 424, height: 800 },
     ]);
   });
 
@@ -39,7 +39,13 @@ describe('where NextAI pages are on screen', () => {
     expect(screenSurfaces([PANEL], [])).toEqual([{ kind: 'panel', focused: true, rects: [], scale: 1.5 }]);
   });
 
-  it("adds the browser's extension manager pages in front of their window", () => {
+  it('counts every window of developer tools: its console runs code as the page it inspects', () => {
+    expect(screenSurfaces([], [{ ...WINDOW, type: 'devtools', focused: false, tabs: [] }])).toEqual([
+      { kind: 'browser_page', focused: false, rects: [{ x: 100, y: 50, width: 1200, height: 800 }], scale: 1 },
+    ]);
+  });
+
+  it("adds the browser's pages that reach NextAI or its settings, in front of their window", () => {
     const manager = (url: string) => ({
       ...WINDOW,
       tabs: [
@@ -47,12 +53,32 @@ describe('where NextAI pages are on screen', () => {
         { active: true, url },
       ],
     });
-    for (const url of ['chrome://extensions/', 'edge://extensions/?id=abc', 'brave://extensions', 'about:addons']) {
+    for (const url of [
+      'chrome://extensions/',
+      'edge://extensions/?id=abc',
+      'brave://extensions',
+      'about:addons',
+      'chrome://inspect/#extensions',
+      'chrome://serviceworker-internals/',
+      'chrome://extensions-internals',
+      'chrome://settings/appearance',
+      'chrome://flags',
+      'devtools://devtools/bundled/inspector.html',
+      'about:debugging#/runtime/this-firefox',
+      'about:devtools-toolbox?id=x',
+      'about:preferences',
+      'about:config',
+    ]) {
       expect(screenSurfaces([], [manager(url)])).toEqual([
         { kind: 'browser_page', focused: true, rects: [{ x: 100, y: 50, width: 1200, height: 800 }], scale: 1 },
       ]);
     }
-    for (const url of ['chrome://extensions-internals-not', 'https://extensions.example/', 'chrome://settings/']) {
+    for (const url of [
+      'chrome://extensions-internals-not',
+      'https://extensions.example/',
+      'chrome://newtab/',
+      'about:blank',
+    ]) {
       expect(screenSurfaces([], [manager(url)])).toEqual([]);
     }
     const background = { ...WINDOW, tabs: [{ active: false, url: 'chrome://extensions/' }] };

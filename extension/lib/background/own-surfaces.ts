@@ -5,11 +5,20 @@ import type { OwnSurface } from '@nextai/shared';
 import type { HostConnection } from '../host-connection.js';
 import type { PanelSurface } from '../panel-surface.js';
 
-/** Pages that manage extensions: a click there could turn NextAI (and with it the panel) off. */
-const EXTENSION_MANAGERS = /^(?:chrome|edge|brave|opera|vivaldi):\/\/extensions(?:[/?#]|$)|^about:addons(?:[?#]|$)/i;
+/**
+ * The browser's own pages that reach NextAI or its settings: the extensions manager (turn NextAI
+ * off), the inspectors (open developer tools on the panel or the background, whose console can
+ * speak as the panel), the settings (the zoom that places the panel) and the flags. The agent's
+ * input may not act on them.
+ */
+const PROTECTED_BROWSER_PAGES =
+  /^(?:chrome|edge|brave|opera|vivaldi):\/\/(?:extensions|extensions-internals|inspect|serviceworker-internals|settings|flags)(?:[/?#]|$)|^devtools:|^about:(?:addons|debugging|devtools-toolbox|preferences|config)(?:[/?#]|$)/i;
 
-/** Extra width on each side strip when the panel's exact place is not known yet (its border, the resize handle). */
-const STRIP_SLACK = 24;
+/**
+ * Extra width on each side strip when the panel's exact place is not known yet: its border, the
+ * resize handle, Firefox's sidebar launcher.
+ */
+const STRIP_SLACK = 64;
 
 export interface WindowLike {
   id?: number | undefined;
@@ -19,6 +28,8 @@ export interface WindowLike {
   height?: number | undefined;
   focused: boolean;
   state?: string | undefined;
+  /** 'devtools' for a window of developer tools. */
+  type?: string | undefined;
   tabs?: { active: boolean; url?: string | undefined }[] | undefined;
 }
 
@@ -54,8 +65,11 @@ export function screenSurfaces(panels: readonly PanelSurface[], windows: readonl
     if (window.state === 'minimized') continue;
     const active = window.tabs?.find((tab) => tab.active);
     const frame = frameOf(window);
-    if (!active?.url || !EXTENSION_MANAGERS.test(active.url) || !frame) continue;
-    surfaces.push({ kind: 'browser_page', focused: window.focused, rects: [frame], scale });
+    // A window of developer tools, whatever it inspects: its console runs code as the page.
+    const protectedPage =
+      window.type === 'devtools' || (active?.url !== undefined && PROTECTED_BROWSER_PAGES.test(active.url));
+    if (!protectedPage) continue;
+    surfaces.push({ kind: 'browser_page', focused: window.focused, rects: frame ? [frame] : [], scale });
   }
   return surfaces;
 }
@@ -93,7 +107,10 @@ export function startOwnSurfaceReports(connection: HostConnection): OwnSurfaceRe
   let again = false;
 
   const current = async (): Promise<OwnSurface[]> => {
-    const windows = await browser.windows.getAll({ populate: true }).catch(() => []);
+    const windows = await browser.windows
+      .getAll({ populate: true, windowTypes: ['normal', 'popup', 'devtools'] })
+      .catch(() => browser.windows.getAll({ populate: true }))
+      .catch(() => []);
     return screenSurfaces([...panels.values()], windows as WindowLike[]);
   };
 
@@ -134,9 +151,26 @@ export function startOwnSurfaceReports(connection: HostConnection): OwnSurfaceRe
   );
   return {
     set(key, surface) {
-      if (surface) panels.set(key, surface);
-      else panels.delete(key);
-      refresh();
+      if (!surface) {
+        panels.delete(key);
+        refresh();
+        return;
+      }
+      const { origin, ...rest } = surface;
+      if (!origin) {
+        panels.set(key, rest);
+        refresh();
+        return;
+      }
+      // The page's corner on the screen, kept relative to its window as it is now: the window's
+      // place when the page last looked could be from before it was moved.
+      void browser.windows
+        .get(surface.window_id)
+        .then((window) => {
+          panels.set(key, { ...rest, offset: { x: origin.x - (window.left ?? 0), y: origin.y - (window.top ?? 0) } });
+        })
+        .catch(() => panels.set(key, rest))
+        .finally(() => refresh());
     },
     current,
   };

@@ -180,6 +180,20 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
     ]);
   });
 
+  it("counts the agent's window tools as its input: they move the focus as a click does", async () => {
+    policy.setTemplate('full-auto');
+    const input = new AgentInputActivity();
+    expect(
+      await gateway({}, input).call({ name: 'app_list', input: {} }, { source: 'run', runId: 'r1' }),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(input.recent(1500)).toBe(true);
+    const quiet = new AgentInputActivity();
+    await gateway({}, quiet).call({ name: 'system_info', input: {} }, { source: 'run', runId: 'r1' });
+    expect(quiet.recent(1500)).toBe(false);
+  });
+
   it('tells the model what the person said when they deny', async () => {
     assessment.risk = 'high';
     const call = gateway().call({ name: 'system_info', input: {} }, cli);

@@ -494,7 +494,10 @@ export class ToolGateway {
       // While the person is asked anything, the agent's hands wait: a click or key sent now
       // could land on the Approve button.
       if (isInput) await this.options.approvals.whenNonePending(controller.signal);
-      const inputEnded = isInput ? this.options.agentInput?.begin() : undefined;
+      // Switching, moving and starting windows moves the focus and what is under the pointer as
+      // much as a click does: the panel does not trust a click right after, and the next key or
+      // click waits for the browser's report of what it brought forward.
+      const inputEnded = isInput || tool.category === 'apps' ? this.options.agentInput?.begin() : undefined;
       let output: ToolOutcome;
       try {
         output =

@@ -279,6 +279,15 @@ describe('apps the agent launches', () => {
     }
   });
 
+  it('every program that types or clicks into other windows is one (xte, xvkbd, ydotool, wtype…)', () => {
+    for (const name of ['xte', 'xvkbd', 'ydotool', 'wtype', 'xmacroplay', 'autokey-run']) {
+      const decision = launch({ name, args: ['-text', 'approve\r'] });
+      expect(decision.sandbox?.sandboxed, name).toBe(false);
+      expect(decision.sandbox?.escapes.join('\n'), name).toMatch(new RegExp(`uses your desktop \\(${name}`));
+      expect(decision.action, name).not.toBe('auto_approve');
+    }
+  });
+
   it('code NextAI cannot check, on the display, asks even confined', () => {
     for (const input of [
       { name: 'python3', args: ['-c', 'print(1)'] },

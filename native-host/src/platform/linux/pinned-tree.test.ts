@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,5 +80,43 @@ describe.runIf(linux)('folder trees walked through open folders', () => {
     }
     expect(fs.existsSync(tree)).toBe(false);
     expect(fs.readFileSync(path.join(kept, 'keep.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('never removes anything outside the tree while a folder in it keeps being swapped for a link', async () => {
+    const allowed = path.join(root, 'allowed');
+    const secret = path.join(root, 'secret');
+    fs.mkdirSync(secret);
+    for (let i = 0; i < 1000; i++) fs.writeFileSync(path.join(secret, `s${i}`), 'x');
+    fs.mkdirSync(path.join(allowed, 'victim', 'd'), { recursive: true });
+    for (let i = 0; i < 1000; i++) fs.writeFileSync(path.join(allowed, 'victim', `f${i}`), 'x');
+    for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(allowed, 'victim', 'd', `g${i}`), 'x');
+    fs.symlinkSync(secret, path.join(allowed, 'link'));
+    // A process of the agent's exchanges victim/d and the link to the secret folder, over and over
+    // (renameat2 RENAME_EXCHANGE): a walk by path lands in the secret folder now and then.
+    const flipper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const koffi = require('koffi');
+         const renameat2 = koffi.load('libc.so.6').func('int renameat2(int, const char*, int, const char*, unsigned int)');
+         process.chdir(process.argv[1]);
+         process.send('ready');
+         for (;;) renameat2(-100, 'victim/d', -100, 'link', 2);`,
+        allowed,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
+    );
+    try {
+      await new Promise((resolve) => flipper.once('message', resolve));
+      const parent = await OpenFolder.open(allowed);
+      try {
+        await removeTree(parent.entry('victim')).catch(() => undefined);
+      } finally {
+        parent.close();
+      }
+    } finally {
+      flipper.kill('SIGKILL');
+    }
+    expect(fs.readdirSync(secret)).toHaveLength(1000);
   });
 });

@@ -224,6 +224,31 @@ describe('Linux trash (freedesktop.org Trash specification)', () => {
       },
     );
 
+    it.skipIf(!separate)(
+      'finds the top of the disk from the open folder, not by a name a link was put in place of',
+      async ({ skip }) => {
+        if (!createdTopTrash) skip();
+        // Another disk's folder (here the temporary folder's) that a link will point into.
+        const victim = path.join(root, 'victim');
+        fs.mkdirSync(path.join(victim, 'b', 'c'), { recursive: true });
+        fs.mkdirSync(path.join(scratch, 'a', 'b', 'c'), { recursive: true });
+        const file = path.join(scratch, 'a', 'b', 'c', 'payload.sh');
+        fs.writeFileSync(file, 'attacker bytes', { mode: 0o755 });
+        // delete_file holds the folder it judged open; then a folder on the way is swapped for a link.
+        const fd = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        try {
+          fs.renameSync(path.join(scratch, 'a'), path.join(scratch, 'a.real'));
+          fs.symlinkSync(victim, path.join(scratch, 'a'));
+          const { trashedTo } = await trash().moveToTrash(file, { via: `/proc/self/fd/${fd}/payload.sh` });
+          expect(trashedTo).toBe(path.join(other, `.Trash-${uid}`, 'files', 'payload.sh'));
+          expect(fs.readdirSync(path.join(victim, 'b', 'c'))).toEqual([]);
+          expect(fs.readFileSync(trashedTo, 'utf8')).toBe('attacker bytes');
+        } finally {
+          fs.closeSync(fd);
+        }
+      },
+    );
+
     it.skipIf(!separate)('falls back to a copy in the home trash when that disk has no usable trash', async () => {
       // Another user's id: the .Trash-$uid folder we can create there is not theirs, so it must not be used.
       const stranger = uid + 54321;

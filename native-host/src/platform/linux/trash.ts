@@ -91,8 +91,15 @@ async function moveToTrash(file: string, via: string | undefined, context: Trash
   const homeDevice = (await fs.promises.stat(context.homeTrash)).dev;
   if (stats.dev === homeDevice) return trashIntoHome(context, { moved, shown: source }, source);
 
-  const topdir = await mountTop(source, stats.dev);
-  const topTrash = await topdirTrash(topdir, context.uid);
+  const top = await mountTop(moved, source, stats.dev);
+  let topdir: string;
+  let topTrash: PinnedTrash | undefined;
+  try {
+    topdir = fs.readlinkSync(`/proc/self/fd/${top.fd}`);
+    topTrash = await topdirTrash(top, topdir, context.uid);
+  } finally {
+    top.close();
+  }
   if (topTrash !== undefined) {
     try {
       if (isInside(source, topTrash.path)) {
@@ -112,6 +119,7 @@ async function trashIntoHome(
   entry: { moved: string; shown: string },
   recordedPath: string,
 ): Promise<string> {
+  await ensureTrash(context.homeTrash, `the trash folder ${context.homeTrash}`);
   // The home trash is the daemon's own user's, whichever top-directory trash `uid` names.
   const trash = await pinTrash(context.homeTrash, process.getuid?.() ?? context.uid);
   if (typeof trash === 'string') {
@@ -143,22 +151,29 @@ interface PinnedTrash {
  * Opens `trash`, `trash/files` and `trash/info` without following links and checks each is a
  * folder of `uid` that no one else may write to; the reason when not.
  */
-async function pinTrash(trash: string, uid: number): Promise<PinnedTrash | string> {
-  await ensureTrash(trash, `the trash folder ${trash}`);
+async function pinTrash(trash: string, uid: number, shown: string = trash): Promise<PinnedTrash | string> {
   const opened: OpenFolder[] = [];
   const close = () => {
     for (const folder of opened) folder.close();
   };
+  const fail = (reason: string): string => {
+    close();
+    return reason;
+  };
   try {
-    for (const where of [trash, path.join(trash, 'files'), path.join(trash, 'info')]) {
-      const folder = await OpenFolder.open(
-        opened[0] && where !== trash ? opened[0].entry(path.basename(where)) : where,
-        where,
-      );
-      opened.push(folder);
+    const top = await OpenFolder.open(trash, shown);
+    opened.push(top);
+    for (const name of ['files', 'info']) {
+      // Made inside the open trash folder: never through a link put in its place.
+      await fs.promises.mkdir(top.entry(name), { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+      opened.push(await OpenFolder.open(top.entry(name), path.join(shown, name)));
+    }
+    for (const folder of opened) {
       const stats = folder.stat();
-      if (stats.uid !== uid) return fail(`${where} belongs to another user (uid ${stats.uid})`);
-      if ((stats.mode & 0o022) !== 0) return fail(`others may write to ${where}`);
+      if (stats.uid !== uid) return fail(`${folder.shown} belongs to another user (uid ${stats.uid})`);
+      if ((stats.mode & 0o022) !== 0) return fail(`others may write to ${folder.shown}`);
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -169,12 +184,7 @@ async function pinTrash(trash: string, uid: number): Promise<PinnedTrash | strin
     );
   }
   const [, files, info] = opened as [OpenFolder, OpenFolder, OpenFolder];
-  return { path: trash, files, info, close };
-
-  function fail(reason: string): string {
-    close();
-    return reason;
-  }
+  return { path: shown, files, info, close };
 }
 
 /** `files/` and `info/` exist in `trash` (created 0700, as the spec asks), or a clear error. */
@@ -298,44 +308,65 @@ function fitName(name: string): string {
   return stem + extension;
 }
 
-/** The top folder of the file system `file` is on (its mount point). */
-async function mountTop(file: string, device: number): Promise<string> {
-  let current = path.dirname(file);
+/**
+ * The top folder (mount point) of the file system `device` is, held open: reached by `..` from the
+ * folder holding the entry, which `moved` names through its open folder (not by name, which a
+ * link put on the way could send elsewhere).
+ */
+async function mountTop(moved: string, shown: string, device: number): Promise<OpenFolder> {
+  const pinned = /^\/proc\/self\/fd\/(\d+)\/[^/]+$/.exec(moved);
+  let current = await OpenFolder.open(
+    pinned ? `/proc/self/fd/${pinned[1]}/.` : path.dirname(moved),
+    path.dirname(shown),
+  );
   for (;;) {
-    const parent = path.dirname(current);
-    if (parent === current) return current;
-    const stats = await fs.promises.lstat(parent);
-    if (stats.dev !== device) return current;
+    let parent: OpenFolder;
+    try {
+      parent = await OpenFolder.open(current.entry('..'));
+    } catch (error) {
+      current.close();
+      throw error;
+    }
+    const above = parent.stat();
+    const here = current.stat();
+    if (above.dev !== device || (above.ino === here.ino && above.dev === here.dev)) {
+      parent.close();
+      return current;
+    }
+    current.close();
     current = parent;
   }
 }
 
 /**
- * The trash of a top folder, per the spec's two methods, or undefined when neither can be used.
- * (1) `$topdir/.Trash` made by an administrator: a real folder with the sticky bit, not a symlink;
- * our `$uid` folder in it. (2) `$topdir/.Trash-$uid`, created if missing; it must be a real folder
- * of ours. A `.Trash` that fails the checks must not be used (it could be someone's trap).
+ * The trash of an open top folder, per the spec's two methods, or undefined when neither can be
+ * used. (1) `$topdir/.Trash` made by an administrator: a real folder with the sticky bit, not a
+ * symlink; our `$uid` folder in it. (2) `$topdir/.Trash-$uid`, created if missing; it must be a
+ * real folder of ours. A `.Trash` that fails the checks must not be used (it could be someone's trap).
  */
-async function topdirTrash(topdir: string, uid: number): Promise<PinnedTrash | undefined> {
-  const shared = path.join(topdir, '.Trash');
-  const sharedStats = await fs.promises.lstat(shared).catch(() => undefined);
-  if (sharedStats?.isDirectory() && (sharedStats.mode & 0o1000) !== 0) {
-    const mine = await usableOwnFolder(path.join(shared, String(uid)), uid);
-    if (mine) return mine;
+async function topdirTrash(top: OpenFolder, topdir: string, uid: number): Promise<PinnedTrash | undefined> {
+  const shared = await OpenFolder.open(top.entry('.Trash'), path.join(topdir, '.Trash')).catch(() => undefined);
+  if (shared) {
+    try {
+      if ((shared.stat().mode & 0o1000) !== 0) {
+        const mine = await usableOwnFolder(shared.entry(String(uid)), path.join(topdir, '.Trash', String(uid)), uid);
+        if (mine) return mine;
+      }
+    } finally {
+      shared.close();
+    }
   }
-  return usableOwnFolder(path.join(topdir, `.Trash-${uid}`), uid);
+  return usableOwnFolder(top.entry(`.Trash-${uid}`), path.join(topdir, `.Trash-${uid}`), uid);
 }
 
-async function usableOwnFolder(folder: string, uid: number): Promise<PinnedTrash | undefined> {
+async function usableOwnFolder(folder: string, shown: string, uid: number): Promise<PinnedTrash | undefined> {
   try {
     await fs.promises.mkdir(folder, { mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
   }
-  const stats = await fs.promises.lstat(folder).catch(() => undefined);
-  if (!stats?.isDirectory() || stats.uid !== uid) return undefined;
   try {
-    const pinned = await pinTrash(folder, uid);
+    const pinned = await pinTrash(folder, uid, shown);
     return typeof pinned === 'string' ? undefined : pinned;
   } catch {
     return undefined;

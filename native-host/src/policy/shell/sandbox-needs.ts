@@ -173,7 +173,11 @@ const NEEDS: Record<string, Needs> = {
     ['xdg-open', 'open', 'gio', 'gnome-open', 'kde-open', 'start', 'code', 'notify-send', 'xdotool', 'wmctrl', 'xclip',
       'xsel', 'wl-copy', 'wl-paste', 'pbcopy', 'pbpaste', 'osascript', 'xrandr', 'xset', 'scrot', 'gnome-screenshot',
       'zenity', 'kdialog', 'firefox', 'firefox-esr', 'chromium', 'chromium-browser', 'google-chrome', 'screencapture',
-      'say', 'espeak', 'aplay', 'paplay', 'pactl', 'arecord'].map((name) => [name, { escape: 'desktop' as const }]),
+      'say', 'espeak', 'aplay', 'paplay', 'pactl', 'arecord',
+      // Programs that type, click or script other windows (XTEST, uinput, the Wayland protocols).
+      'xte', 'xvkbd', 'xmacroplay', 'xmacrorec2', 'ydotool', 'ydotoold', 'wtype', 'dotool', 'autokey-gtk',
+      'autokey-qt', 'autokey-run', 'actiona', 'actexec', 'sikulix', 'xautomation', 'xinput', 'xmodmap', 'xkbcomp',
+      'xev', 'xwd', 'import', 'xsendkeys', 'keymapper'].map((name) => [name, { escape: 'desktop' as const }]),
   ), // prettier-ignore
   // Keys, agents and credential stores the sandbox hides.
   ...Object.fromEntries(

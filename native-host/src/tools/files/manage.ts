@@ -2,10 +2,11 @@ import fs from 'node:fs';
 
 import { AppError, type ToolInput, type ToolOutput } from '@nextai/shared';
 
+import { removeTree } from '../../platform/linux/pinned-tree.js';
 import { pathApiFor } from '../../policy/guards/paths.js';
 import type { HostServices } from '../types.js';
 import { fsError, locate, locateEntry, notFound, refuseVital } from './locate.js';
-import { lstatOrUndefined, pathChanged, pinFolder, type PinnedFolder } from './pinned.js';
+import { lstatOrUndefined, pathChanged, pinFolder, pinning, type PinnedFolder } from './pinned.js';
 
 /**
  * `create_directory`. A folder that already exists is success (the state asked for is there),
@@ -106,7 +107,10 @@ export async function deleteFile(
     folder.verify();
     if (input.permanent) {
       try {
-        await fs.promises.rm(folder.entry(name), { recursive: stats.isDirectory(), force: false });
+        // A folder is removed level by level through open folders (Linux): `fs.rm` walks by
+        // path, so a folder inside swapped for a link midway would send it into another place.
+        if (stats.isDirectory() && pinning.viaProc) await removeTree(folder.entry(name));
+        else await fs.promises.rm(folder.entry(name), { recursive: stats.isDirectory(), force: false });
       } catch (error) {
         throw fsError(error, target, 'delete');
       }

@@ -68,6 +68,13 @@ describe('NextAI pages on screen keep the agent input away', () => {
     await expect(own.beforePointer([{ x: 1600, y: 500 }])).resolves.toBeUndefined();
   });
 
+  it('on macOS takes the browser’s coordinates as they are: the screen is in points there too', async () => {
+    const own = new OwnSurfaces({ sinceLastInput: () => Number.POSITIVE_INFINITY, devicePixels: false });
+    own.report('browser-1', [{ ...PANEL, scale: 2 }]);
+    await refusalOf(own.beforePointer([{ x: 1600, y: 500 }]));
+    await expect(own.beforePointer([{ x: 3400, y: 1000 }])).resolves.toBeUndefined();
+  });
+
   it('refuses keys while a NextAI page has the focus, and allows them when none has', async () => {
     const { own } = surfaces();
     own.report('browser-1', [PANEL]);
@@ -95,8 +102,8 @@ describe('NextAI pages on screen keep the agent input away', () => {
     own.report('b', [
       { kind: 'browser_page', focused: true, rects: [{ x: 0, y: 0, width: 800, height: 600 }], scale: 1 },
     ]);
-    expect((await refusalOf(own.beforeKeys())).message).toContain("browser's extensions page");
-    expect((await refusalOf(own.beforePointer([{ x: 5, y: 5 }]))).message).toContain("browser's extensions page");
+    expect((await refusalOf(own.beforeKeys())).message).toContain("browser's settings, extensions or developer tools");
+    expect((await refusalOf(own.beforePointer([{ x: 5, y: 5 }]))).message).toContain('developer tools');
   });
 
   it('waits after the previous input, so the browser can report what it opened or focused', async () => {

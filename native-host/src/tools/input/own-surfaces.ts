@@ -17,12 +17,20 @@ const MARGIN_PX = 4;
 const KIND_NAMES: Record<OwnSurface['kind'], { en: string; zh: string }> = {
   panel: { en: "NextAI's side panel", zh: 'NextAI 侧边栏' },
   extension_page: { en: "a page of NextAI's extension", zh: 'NextAI 扩展的页面' },
-  browser_page: { en: "the browser's extensions page", zh: '浏览器的扩展程序页面' },
+  browser_page: {
+    en: "a page of the browser's settings, extensions or developer tools",
+    zh: '浏览器的设置、扩展程序或开发者工具页面',
+  },
 };
 
 export interface OwnSurfacesOptions {
   /** Milliseconds since the agent's previous input ended (not the one under way). */
   sinceLastInput(): number;
+  /**
+   * Whether the browser's DIPs are screen pixels times `scale` here (X11, Windows). On macOS the
+   * screen is measured in points, as the browser's windows are: `scale` does not apply.
+   */
+  devicePixels?: boolean;
   /**
    * Asks each browser where NextAI's pages are now and reports the answers (a browser that does
    * not answer keeps what it last reported). The browsers' own reports can lag: some window
@@ -69,7 +77,10 @@ export class OwnSurfaces {
 
   /** The surface a click at `point` (screen pixels) would land on, if any. */
   at(point: Point): OwnSurface | undefined {
-    return this.all().find((surface) => surface.rects.some((rect) => contains(rect, surface.scale, point)));
+    const scaled = this.options.devicePixels ?? true;
+    return this.all().find((surface) =>
+      surface.rects.some((rect) => contains(rect, scaled ? surface.scale : 1, point)),
+    );
   }
 
   /** The surface that has the keyboard focus, if any. */
