@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { AppError, TOOL_CATALOG, type DaemonEvent, type RunView, type ToolResult } from '@nextai/shared';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { openDatabase, type Db } from '../daemon/database.js';
 import { EventLog } from '../daemon/event-log.js';
@@ -615,10 +615,13 @@ describe('RunManager: crash and resume', () => {
     const id = first.manager.start({ goal: 'ask me' }, 'test').id;
     await until(first.manager, id, ['waiting_user']);
     const second = harness([{ text: 'Proceeding as you said.' }]);
-    second.manager.resumeUnfinished();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(second.manager.resumeUnfinished()).toEqual([id]);
+    // The resumed run has replayed its ask_user call and waits on it: the moment a run that lost
+    // its question would instead have asked a new one or gone on to the model.
+    await vi.waitFor(() => expect(second.calls.map((call) => call.name)).toEqual(['ask_user']), { timeout: 5000 });
     expect(second.manager.view(id)).toMatchObject({ state: 'waiting_user', question: { question: 'Proceed?' } });
     expect(received.filter((event) => event.type === 'run.question')).toHaveLength(1);
+    expect(second.provider.requests).toHaveLength(0);
     second.manager.answer(id, 'yes', 'test');
     const run = await until(second.manager, id, ['finished']);
     expect(run.result).toBe('Proceeding as you said.');

@@ -1,9 +1,11 @@
 import path from 'node:path';
 
-import { verbatim } from '@nextai/shared';
+import { verbatim, type RiskLevel } from '@nextai/shared';
+import { beforeAll, expect, it } from 'vitest';
 
 import type { GuardVerdict, ShellGuards } from '../verdicts.js';
 import { analyzeShellCommand, type ShellAnalysis } from './analyze.js';
+import { initShellAnalyzer } from './parser.js';
 
 /** The person in the tests: home /home/u, working in /home/u/project. */
 export const HOME = '/home/u';
@@ -62,4 +64,24 @@ export function fakeGuards(calls?: GuardCalls): ShellGuards {
  */
 export function analyze(command: string, cwd = PROJECT): ShellAnalysis {
   return analyzeShellCommand(command, fakeGuards(), { cwd, homeDir: HOME, timeoutMs: 10_000 });
+}
+
+/** Loads the bash grammar before the tests of the file that calls it (each test file has its own module state). */
+export function useShellAnalyzer(): void {
+  beforeAll(async () => {
+    await initShellAnalyzer();
+  });
+}
+
+/** One test per row: the command, analysed with the fake guards, is rated exactly this risk. */
+export function expectLevels(table: [string, RiskLevel][]): void {
+  it.each(table)('%j is %s', (command, level) => {
+    const result = analyze(command);
+    expect(result.risk, JSON.stringify(result.findings)).toBe(level);
+  });
+}
+
+/** The English reasons of the findings, to match against. */
+export function reasons(command: string): string[] {
+  return analyze(command).findings.map((finding) => finding.reason.en);
 }

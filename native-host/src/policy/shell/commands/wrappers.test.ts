@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+
+import { expectLevels, reasons, useShellAnalyzer } from '../test-support.js';
+
+useShellAnalyzer();
+
+describe('wrappers', () => {
+  expectLevels([
+    ['env ls', 'low'],
+    ['env -i PATH=/usr/bin ls', 'critical'],
+    ['env -i HOME=/tmp ls', 'critical'],
+    ['env -i FOO=1 ls', 'low'],
+    ['env -u FOO ls', 'low'],
+    ["env -S 'ls -la'", 'low'],
+    ['env -C /tmp ls', 'low'],
+    ['env --frobnicate ls', 'critical'],
+    ['command ls', 'low'],
+    ['command -v git', 'low'],
+    ['builtin cd /tmp', 'low'],
+    ['nice -n 10 make', 'high'],
+    ['nice -5 ls', 'low'],
+    ['nohup ls', 'low'],
+    ['timeout 5 ls', 'low'],
+    ['timeout -s KILL 5 sudo id', 'critical'],
+    ['timeout --frobnicate 5 ls', 'critical'],
+    ['time ls', 'low'],
+    ['time -p make', 'high'],
+    ['stdbuf -oL ls', 'low'],
+    ['ionice -c3 ls', 'low'],
+    ['ionice -p 123', 'high'],
+    ['taskset -c 0 ls', 'low'],
+    ['taskset -p 0x1 123', 'high'],
+    ['chrt -f 10 ls', 'high'],
+    ['setsid ls', 'low'],
+    ['setarch x86_64 -R ls', 'low'],
+    ['unshare -n ls', 'high'],
+    ['flock /tmp/l ls', 'low'],
+    ["flock /tmp/l -c 'ls'", 'low'],
+    ["flock /tmp/l -c 'sudo id'", 'critical'],
+    ['flock /tmp/l python3 -c 1', 'critical'],
+    ['cpulimit -l 50 ls', 'low'],
+    ['rlwrap ls', 'low'],
+    ['watch ls', 'low'],
+    ['watch -n 1 "git status"', 'low'],
+    ['watch -x ls -la', 'low'],
+    ['echo a | xargs echo', 'low'],
+    ['echo a | xargs', 'low'],
+    ['ls | xargs wc -l', 'low'],
+    ['ls | xargs cat', 'critical'],
+    ['ls | xargs -I{} mv {} {}.bak', 'critical'],
+    ['strace ls', 'high'],
+    ['strace -p 1234', 'critical'],
+    ['ltrace -o out.txt ls', 'high'],
+    ['chroot /srv/jail ls', 'high'],
+    ['chroot /srv/jail', 'critical'],
+    ['nsenter -t 1 ls', 'critical'],
+    ["script -qc 'ls' /dev/null", 'low'],
+    ['script', 'critical'],
+    ['sudo -k', 'low'],
+    ['sudo ls', 'critical'],
+    ["su -c 'ls'", 'critical'],
+    ['doas ls', 'critical'],
+    ['pkexec ls', 'critical'],
+    ['runuser -u nobody ls', 'critical'],
+    ['busybox ls', 'low'],
+    ['busybox rm -rf /', 'critical'],
+    ['tmux ls', 'low'],
+    ["tmux new -d 'ls'", 'critical'],
+    ['screen -ls', 'low'],
+    ["hyperfine 'ls'", 'high'],
+    ['caffeinate -i make', 'high'],
+    ['xvfb-run -a npm test', 'high'],
+  ]);
+
+  it('analyses the command a wrapper runs, with its findings', () => {
+    expect(reasons('nice -n 5 timeout 10 rm -rf build')).toContain(
+      'deletes files recursively: nice -n 5 timeout 10 rm -rf build',
+    );
+  });
+});
