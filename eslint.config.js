@@ -29,6 +29,65 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+/**
+ * The folders of native-host/src from the bottom up: each may import only the folders before it
+ * (and shared/), so there is no cycle between folders. Base code first (`core/`: logger, paths,
+ * subprocesses, which OS this is; `storage/`: the database, its migrations, the event log), then
+ * the features, then `gateway/` (the one chokepoint every tool call goes through: validate →
+ * decide → ask → execute → audit), the agent and the scheduler that call through it, and at the
+ * top `daemon/` (wiring only) and `cli/`. docs/ARCHITECTURE.md draws it.
+ */
+export const HOST_LAYERS = [
+  'core',
+  'transport',
+  'sandbox',
+  'storage',
+  'install',
+  'platform',
+  'client',
+  'policy',
+  'tools',
+  'browser',
+  'gateway',
+  'agent',
+  'scheduler',
+  'host',
+  'daemon',
+  'cli',
+];
+
+const NO_EXTENSION = {
+  group: ['**/extension/**', 'wxt', 'wxt/*'],
+  message: 'The native host never imports the extension.',
+};
+
+/** One config per folder: the extension and every folder above it are out of reach. */
+const hostLayerConfigs = HOST_LAYERS.map((folder, index) => {
+  const above = HOST_LAYERS.slice(index + 1);
+  return {
+    files: [`native-host/src/${folder}/**/*.ts`],
+    ignores: ['native-host/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NO_EXTENSION,
+            ...(above.length === 0
+              ? []
+              : [
+                  {
+                    group: above.map((name) => `**/${name}/**`),
+                    message: `native-host/src/${folder}/ sits below ${above.join(', ')} (HOST_LAYERS in eslint.config.js): it may not import them. Move the shared part down, or pass it in.`,
+                  },
+                ]),
+          ],
+        },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '.output/**', '.wxt/**', '**/dist/**', 'test-results/**', 'playwright-report/**'],
@@ -40,15 +99,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      // Only platform/current.ts may look at the OS; everything else asks it.
+      // Only core/current-platform.ts may look at the OS; everything else asks it.
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'platform', message: 'Use currentPlatform() from platform/current.ts.' },
+        { object: 'process', property: 'platform', message: 'Use currentPlatform() from core/current-platform.ts.' },
       ],
     },
   },
   {
-    files: ['native-host/src/platform/current.ts'],
+    files: ['native-host/src/core/current-platform.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },
   // Layering: shared/ is runtime-neutral — no Node modules, no browser or Node globals.
@@ -98,17 +157,10 @@ export default tseslint.config(
   },
   {
     files: ['native-host/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/extension/**', 'wxt', 'wxt/*'], message: 'The native host never imports the extension.' },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_EXTENSION] }] },
   },
+  // Layering inside native-host/src: no folder imports one above it.
+  ...hostLayerConfigs,
   // The page agent runs inside web pages, injected by the extension and by the daemon's headless
   // browser alike: DOM only — no extension APIs, no Node, no other side of the repository.
   {

@@ -18,7 +18,7 @@ import { type PageReply, type PageRequest, type SnapshotValue } from '@nextai/sh
 import { pageAgentBundle } from '../../native-host/src/browser/headless/page-bundle.js';
 import { PageWorld } from '../../native-host/src/browser/headless/page-world.js';
 import { HeadlessBrowser } from '../../native-host/src/browser/headless/headless-browser.js';
-import { createLogger } from '../../native-host/src/logger.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
 import { chromium } from '@playwright/test';
 
 import { CHROMIUM_PATH, launchWithExtension, makeProfileDir, QUIET_FLAGS } from '../support/chromium.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { makeHome } from '../support/home.js';
 import { startXServer } from '../support/x-server.js';

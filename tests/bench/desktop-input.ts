@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createInputHandlers } from '../../native-host/src/tools/input/index.js';
 import { callTool, testServices } from '../../native-host/src/tools/test-support.js';
 import { openXterm, startXServer, waitForWindow } from '../support/x-server.js';

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { FileBlobStore } from '../../native-host/src/tools/blob-store-impl.js';
 import { scaleAndEncode } from '../../native-host/src/tools/screen/encode.js';
 import { createScreenHandlers } from '../../native-host/src/tools/screen/index.js';

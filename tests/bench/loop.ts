@@ -23,7 +23,7 @@ import os from 'node:os';
 import { ENDED_RUN_STATES, type DaemonEvent, type RunStateName } from '@nextai/shared';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { startFakeModelServer, type RecordedRequest, type ScriptedTurn } from '../support/fake-model-server.js';
 import { makeHome } from '../support/home.js';

@@ -7,7 +7,7 @@
  * Goal (issue #2): p50 ≤ 5 ms on the persistent path. Prints medians and ratios; asserts nothing.
  */
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { makeHome } from '../support/home.js';

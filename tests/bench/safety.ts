@@ -15,12 +15,12 @@ import path from 'node:path';
 import { TEMPLATES, getTool, policyConfigSchema } from '@nextai/shared';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { AuditLog } from '../../native-host/src/daemon/audit/index.js';
+import { AuditLog } from '../../native-host/src/gateway/audit/index.js';
 import { Daemon } from '../../native-host/src/daemon/daemon.js';
-import { openDatabase } from '../../native-host/src/daemon/database.js';
-import { createLogger } from '../../native-host/src/logger.js';
-import { dataPaths } from '../../native-host/src/paths.js';
-import { currentPlatform } from '../../native-host/src/platform/current.js';
+import { openDatabase } from '../../native-host/src/storage/database.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
+import { currentPlatform } from '../../native-host/src/core/current-platform.js';
 import { assessEnvFactory } from '../../native-host/src/policy/assess-env.js';
 import { assessInput } from '../../native-host/src/policy/assess.js';
 import { decide } from '../../native-host/src/policy/decide.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 
 import { TEMPLATE_IDS, securityConfigSchema } from '@nextai/shared';
 
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
 import {

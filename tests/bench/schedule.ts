@@ -15,10 +15,10 @@ import path from 'node:path';
 import { scheduleDefinitionSchema, verbatim } from '@nextai/shared';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { openDatabase } from '../../native-host/src/daemon/database.js';
-import { EventLog } from '../../native-host/src/daemon/event-log.js';
-import { createLogger } from '../../native-host/src/logger.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { openDatabase } from '../../native-host/src/storage/database.js';
+import { EventLog } from '../../native-host/src/storage/event-log.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import type { Clock } from '../../native-host/src/scheduler/clock.js';
 import { checkDefinition } from '../../native-host/src/scheduler/definition.js';
 import type { Execution, TaskExecutor } from '../../native-host/src/scheduler/executor.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createAppHandlers } from '../../native-host/src/tools/apps/index.js';
 import { callTool, failureOf, testServices } from '../../native-host/src/tools/test-support.js';
 import { openXterm, startXServer, type XServer } from '../support/x-server.js';

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { securityConfigSchema } from '@nextai/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
 import { findExecutable } from '../../native-host/src/platform/linux/windows.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createFileHandlers } from '../../native-host/src/tools/files/index.js';
 import { callTool, testServices } from '../../native-host/src/tools/test-support.js';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Desktop } from '../../native-host/src/platform/desktop.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
 import { releaseHeldInputs } from '../../native-host/src/platform/release-inputs.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createInputHandlers } from '../../native-host/src/tools/input/index.js';
 import { callTool, testContext, testServices } from '../../native-host/src/tools/test-support.js';
 import type { HostServices } from '../../native-host/src/tools/types.js';

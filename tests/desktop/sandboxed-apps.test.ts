@@ -5,11 +5,11 @@ import path from 'node:path';
 import { securityConfigSchema } from '@nextai/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
 import { createSandbox } from '../../native-host/src/sandbox/select.js';
 import { SandboxService } from '../../native-host/src/sandbox/service.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createAppHandlers } from '../../native-host/src/tools/apps/index.js';
 import { callTool, testContext, testServices } from '../../native-host/src/tools/test-support.js';
 import type { SandboxPlacement } from '../../native-host/src/tools/types.js';

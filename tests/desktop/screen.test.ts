@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { Desktop, Rect } from '../../native-host/src/platform/desktop.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createScreenHandlers } from '../../native-host/src/tools/screen/index.js';
 import { callTool, MemoryBlobStore, testServices } from '../../native-host/src/tools/test-support.js';
 import type { HandlerGroup, HostServices } from '../../native-host/src/tools/types.js';

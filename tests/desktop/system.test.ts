@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { createSystemHandlers } from '../../native-host/src/tools/system/index.js';
 import { callTool, MemoryBlobStore, testServices } from '../../native-host/src/tools/test-support.js';
 import { startXServer, type XServer } from '../support/x-server.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { runCommand } from '../../native-host/src/subprocess.js';
+import { runCommand } from '../../native-host/src/core/subprocess.js';
 import { openXterm, startXServer, type XServer } from '../support/x-server.js';
 
 let server: XServer;

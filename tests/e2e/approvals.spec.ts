@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli, startCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';

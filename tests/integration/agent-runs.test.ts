@@ -6,7 +6,7 @@ import type { DaemonEvent, RunView } from '@nextai/shared';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli } from '../support/cli.js';
 import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli, startCli } from '../support/cli.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';

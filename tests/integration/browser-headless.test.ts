@@ -11,7 +11,7 @@ import { securityConfigSchema, type BrowserCallContext, type SecurityConfig } fr
 import { HeadlessBrowser } from '../../native-host/src/browser/headless/headless-browser.js';
 import type { HostCheck } from '../../native-host/src/browser/headless/policy-proxy.js';
 import { navigationRules } from '../../native-host/src/browser/navigation-rules.js';
-import { createLogger } from '../../native-host/src/logger.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
 import { systemResolver, type HostResolver } from '../../native-host/src/policy/guards/destination.js';
 import { DomainGuard } from '../../native-host/src/policy/guards/domains.js';
 import {

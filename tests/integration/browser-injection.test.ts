@@ -4,7 +4,7 @@ import type { Approval, RunView } from '@nextai/shared';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { FIXTURE_ALLOWED_DOMAINS } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';

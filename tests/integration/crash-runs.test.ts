@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, runCli, spawnDaemon } from '../support/cli.js';
 import {
   startFakeModelServer,

@@ -7,8 +7,8 @@ import { AGENT_PROCESS_ENV } from '@nextai/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { Daemon } from '../../native-host/src/daemon/daemon.js';
-import { createLogger } from '../../native-host/src/logger.js';
-import { dataPaths, type DataPaths } from '../../native-host/src/paths.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
+import { dataPaths, type DataPaths } from '../../native-host/src/core/paths.js';
 import { agentMarkFor } from '../../native-host/src/platform/agent-processes.js';
 import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
 import { FakePresence } from '../../native-host/src/scheduler/presence/fake-presence.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { securityConfigSchema, type EventData, type SecurityConfig } from '@nextai/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { dataPaths } from '../../native-host/src/paths.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
 import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
 import { createSandbox } from '../../native-host/src/sandbox/select.js';
 import { SandboxService } from '../../native-host/src/sandbox/service.js';

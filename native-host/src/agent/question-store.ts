@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { AppError, type RunQuestion } from '@nextai/shared';
 
-import type { Db } from '../daemon/database.js';
+import type { Db } from '../storage/database.js';
 import { durably } from './run-store.js';
 
 export interface QuestionRecord extends RunQuestion {

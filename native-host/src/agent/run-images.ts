@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import type { Db } from '../daemon/database.js';
+import type { Db } from '../storage/database.js';
 import { imageInfo } from './image-info.js';
 import type { ImageBlock, Message, TextBlock, ToolResultBlock } from './providers/types.js';
 

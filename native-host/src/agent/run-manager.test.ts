@@ -5,10 +5,10 @@ import path from 'node:path';
 import { AppError, TOOL_CATALOG, type DaemonEvent, type RunView, type ToolResult } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { openDatabase, type Db } from '../daemon/database.js';
-import { EventLog } from '../daemon/event-log.js';
-import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
-import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { EventLog } from '../storage/event-log.js';
+import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
+import { createLogger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
 import type { ModelRequest } from './providers/types.js';
 import { RunManager, type RunManagerOptions } from './run-manager.js';

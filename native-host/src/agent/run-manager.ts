@@ -11,9 +11,9 @@ import {
   type ToolResult,
 } from '@nextai/shared';
 
-import type { Db } from '../daemon/database.js';
-import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
-import type { Logger } from '../logger.js';
+import type { Db } from '../storage/database.js';
+import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
+import type { Logger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
 import type { ReadBlob } from './context.js';
 import { initialLoopState, isLoopState } from './loop/loop-state.js';

@@ -7,9 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { RUN_STATES } from '@nextai/shared';
 
-import { openDatabase, type Db } from '../daemon/database.js';
-import { MIGRATIONS } from '../daemon/migrations.js';
-import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { MIGRATIONS } from '../storage/migrations.js';
+import { createLogger } from '../core/logger.js';
 import { RUN_TRANSITIONS, RunStore, type RunState } from './run-store.js';
 
 const log = createLogger({ component: 'test', level: 'error' });

@@ -4,7 +4,7 @@ import { AppError, type GrantedToolSet, type MessageTranslations, type RunStateN
 
 import type { Statement } from 'better-sqlite3';
 
-import type { Db } from '../daemon/database.js';
+import type { Db } from '../storage/database.js';
 
 /** The states of shared/'s protocol (RUN_STATES): the wire and the table speak the same names. */
 export type RunState = RunStateName;

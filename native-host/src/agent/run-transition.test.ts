@@ -4,9 +4,9 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../daemon/database.js';
-import { EventLog } from '../daemon/event-log.js';
-import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { EventLog } from '../storage/event-log.js';
+import { createLogger } from '../core/logger.js';
 import { RunStore } from './run-store.js';
 import { onRunEnded, transitionRun } from './run-transition.js';
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../daemon/database.js';
-import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { createLogger } from '../core/logger.js';
 import { RunStore } from './run-store.js';
 import { SessionStore } from './session-store.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { AppError } from '@nextai/shared';
 
-import type { Db } from '../daemon/database.js';
+import type { Db } from '../storage/database.js';
 
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 

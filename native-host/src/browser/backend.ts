@@ -1,6 +1,11 @@
-import type { BrowserCallContext, ExtensionToolName, SensitiveTarget, ToolOutcome } from '@nextai/shared';
-
-import type { ClientConnection } from '../daemon/client-connection.js';
+import type {
+  BrowserCallContext,
+  ClientInfo,
+  DaemonSidePeer,
+  ExtensionToolName,
+  SensitiveTarget,
+  ToolOutcome,
+} from '@nextai/shared';
 
 /** The browser tools whose target is looked at before the policy decides. */
 export type InspectedTool = 'browser_interact' | 'browser_tabs';
@@ -41,12 +46,21 @@ export interface BrowserBackend {
   hold?(): () => void;
 }
 
+/**
+ * A browser extension connected to the daemon, as the browser tools need it: the tools it said it
+ * runs, and the peer its requests go through. (The daemon's own connections are these.)
+ */
+export interface ExtensionClient {
+  readonly info: ClientInfo | undefined;
+  readonly peer: Pick<DaemonSidePeer, 'request'>;
+}
+
 /** A connected extension, reached through its bridge with `extension.tool_call` requests. */
 export class ExtensionBackend implements BrowserBackend {
   readonly kind = 'extension';
 
   constructor(
-    private readonly client: ClientConnection,
+    private readonly client: ExtensionClient,
     private readonly timeoutMs: number,
   ) {}
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 
 import { parse } from 'jsonc-parser';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 
 /** The `browser` section of config.json: the headless browser the daemon drives (issue #7). */
 export interface BrowserConfig {

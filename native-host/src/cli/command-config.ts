@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 
-import { dataPaths } from '../paths.js';
+import { dataPaths } from '../core/paths.js';
 import {
   effectiveModelSettings,
   maskApiKey,

@@ -14,9 +14,9 @@ import {
   waitForExit,
 } from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
-import { createLogger } from '../logger.js';
-import { dataPaths, type DataPaths } from '../paths.js';
-import { currentPlatform } from '../platform/current.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths, type DataPaths } from '../core/paths.js';
+import { currentPlatform } from '../core/current-platform.js';
 import {
   STABLE_AFTER_MS,
   readServiceState,

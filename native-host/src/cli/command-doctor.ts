@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 import { runDoctor } from '../platform/doctor.js';
-import { currentPlatform } from '../platform/current.js';
+import { currentPlatform } from '../core/current-platform.js';
 import { EXIT } from './exit-codes.js';
 import { printJson, printLine } from './output.js';
 

@@ -16,8 +16,8 @@ import {
 } from '../install/index.js';
 import { installService, uninstallService, type ServiceReport } from '../install/service/service-install.js';
 import { servicePlan } from '../install/service/service-units.js';
-import { dataPaths, resolveDataDir } from '../paths.js';
-import { currentPlatform } from '../platform/current.js';
+import { dataPaths, resolveDataDir } from '../core/paths.js';
+import { currentPlatform } from '../core/current-platform.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printJson, printLine } from './output.js';
 

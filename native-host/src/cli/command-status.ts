@@ -4,8 +4,8 @@ import { VERSION } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
 import { unavailableReason } from '../client/daemon-launcher.js';
-import { dataPaths } from '../paths.js';
-import { currentPlatform } from '../platform/current.js';
+import { dataPaths } from '../core/paths.js';
+import { currentPlatform } from '../core/current-platform.js';
 import { printJson, printLine } from './output.js';
 
 export function registerStatusCommand(program: Command, setExitCode: (code: number) => void): void {

@@ -1,5 +1,5 @@
 import { DaemonClient } from '../client/daemon-client.js';
-import { dataPaths } from '../paths.js';
+import { dataPaths } from '../core/paths.js';
 
 /** Connects to the daemon (starting it unless it was stopped on purpose), runs `body`, closes. */
 export async function withDaemon<T>(

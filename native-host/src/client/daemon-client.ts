@@ -11,8 +11,8 @@ import {
   type DaemonInfo,
 } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
-import type { DataPaths } from '../paths.js';
+import type { Logger } from '../core/logger.js';
+import type { DataPaths } from '../core/paths.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import { ensureDaemon } from './daemon-launcher.js';
 

@@ -4,8 +4,8 @@ import net from 'node:net';
 
 import { AppError } from '@nextai/shared/wire';
 
-import type { Logger } from '../logger.js';
-import type { DataPaths } from '../paths.js';
+import type { Logger } from '../core/logger.js';
+import type { DataPaths } from '../core/paths.js';
 import { cliProgramPath } from './self-path.js';
 
 /** Why no daemon could be reached; travels in the AppError's `details.reason`. */

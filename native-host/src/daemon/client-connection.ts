@@ -9,7 +9,7 @@ import {
   type DaemonSidePeer,
 } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import type { ProcessVerdict } from './identity/agent-process.js';
 

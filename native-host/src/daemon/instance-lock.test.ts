@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { dataPaths } from '../paths.js';
+import { dataPaths } from '../core/paths.js';
 import { InstanceLock } from './instance-lock.js';
 
 let dir: string;

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 
 import { AppError } from '@nextai/shared';
 
-import type { DataPaths } from '../paths.js';
+import type { DataPaths } from '../core/paths.js';
 
 /**
  * Holds the "one daemon per data directory" lock for the life of the process.

@@ -19,7 +19,7 @@ describe('logUnhandledRejections', () => {
   it('logs an unhandled rejection with its stack, and the process keeps running', () => {
     const result = runNode(`
       const { logUnhandledRejections } = await import('./process-guards.ts');
-      const { createLogger } = await import('../logger.ts');
+      const { createLogger } = await import('../core/logger.ts');
       logUnhandledRejections(createLogger({ component: 'daemon', stderr: true }));
       void Promise.reject(new Error('a forgotten catch'));
       // Without the handler, Node ends the process before this (exit code 1, nothing written).

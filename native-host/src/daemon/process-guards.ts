@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 
 /**
  * Logs a promise rejection nothing handled, with its stack, and keeps the daemon running.

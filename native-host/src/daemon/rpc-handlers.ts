@@ -5,16 +5,16 @@ import type { PolicyStore } from '../policy/policy-store.js';
 import type { ScheduleService } from '../scheduler/schedule-service.js';
 import type { BlobStore } from '../tools/blob-store.js';
 import type { OwnSurfaces } from '../tools/input/own-surfaces.js';
-import type { ApprovalQueue } from './approvals.js';
-import type { AuditLog } from './audit/index.js';
+import type { ApprovalQueue } from '../gateway/approvals.js';
+import type { AuditLog } from '../gateway/audit/index.js';
 import type { ClientConnection } from './client-connection.js';
-import type { EmergencyStop } from './emergency-stop.js';
-import type { EventLog } from './event-log.js';
+import type { EmergencyStop } from '../gateway/emergency-stop.js';
+import type { EventLog } from '../storage/event-log.js';
 import type { AuthorityGate } from './identity/authority.js';
 import type { Caller } from './identity/caller.js';
 import { registerScheduleHandlers } from './schedule-handlers.js';
 import { registerSettingsHandlers } from './settings-handlers.js';
-import type { CallContext, ToolGateway } from './tool-gateway.js';
+import type { CallContext, ToolGateway } from '../gateway/tool-gateway.js';
 
 /** What the RPC handlers of one connection work with. */
 export interface DaemonServices {

@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { CHROME_EXTENSION_ID } from '@nextai/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import { Bridge } from './bridge.js';
 

@@ -17,7 +17,7 @@ import {
 } from '@nextai/shared/wire';
 
 import { unavailableReason } from '../client/daemon-launcher.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { FramedStream } from '../transport/framed-stream.js';
 import { checkCaller } from './caller-origin.js';
 

@@ -1,6 +1,6 @@
 import { ensureDaemon } from '../client/daemon-launcher.js';
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
 import { Bridge } from './bridge.js';
 
 /** `nextai host <caller…>`: bridges the browser's native-messaging pipes to the daemon. */

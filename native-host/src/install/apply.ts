@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { AppError, toAppError } from '@nextai/shared';
 
-import type { RunOptions, RunResult } from '../subprocess.js';
+import type { RunOptions, RunResult } from '../core/subprocess.js';
 import type { Browser } from './browsers.js';
 import type { InstallPlan, RegistryOperation, UninstallPlan } from './plan.js';
 import {

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { AppError } from '@nextai/shared';
 
-import { dataPaths } from '../paths.js';
-import type { RunOptions, RunResult } from '../subprocess.js';
+import { dataPaths } from '../core/paths.js';
+import type { RunOptions, RunResult } from '../core/subprocess.js';
 import { applyInstallPlan, applyUninstallPlan, type CommandRunner } from './apply.js';
 import { installNativeHost, uninstallNativeHost, type InstallOptions } from './install.js';
 import { buildUninstallPlan, type InstallPlan } from './plan.js';

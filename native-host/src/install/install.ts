@@ -2,8 +2,8 @@ import fs from 'node:fs';
 
 import { AppError, type Platform } from '@nextai/shared';
 
-import type { DataPaths } from '../paths.js';
-import { runCommand } from '../subprocess.js';
+import type { DataPaths } from '../core/paths.js';
+import { runCommand } from '../core/subprocess.js';
 import {
   applyInstallPlan,
   applyUninstallPlan,

@@ -5,7 +5,7 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { currentPlatform } from '../platform/current.js';
+import { currentPlatform } from '../core/current-platform.js';
 import {
   defaultNodeSearch,
   renderPosixLauncher,

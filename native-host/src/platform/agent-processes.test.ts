@@ -15,7 +15,7 @@ import {
   procMarkedFacts,
   type MarkedProcessFacts,
 } from './agent-processes.js';
-import { currentPlatform } from './current.js';
+import { currentPlatform } from '../core/current-platform.js';
 import type { ProcessRow } from './launched-apps.js';
 
 const MARK = 'nx-0123456789abcdef';

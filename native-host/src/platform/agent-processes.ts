@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { AGENT_PROCESS_ENV, type Platform } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { parseProcStat, procTable, type ProcessRow } from './launched-apps.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AppError } from '@nextai/shared';
 
-import { runCommand, type RunResult } from '../subprocess.js';
+import { runCommand, type RunResult } from '../core/subprocess.js';
 
 /*
  * How the macOS and Windows adapters run programs: a command is data (program, argument array,

@@ -6,7 +6,7 @@ import type { Platform } from '@nextai/shared';
 
 import { createSandbox } from '../sandbox/select.js';
 import type { SandboxStatus } from '../sandbox/types.js';
-import { runCommand } from '../subprocess.js';
+import { runCommand } from '../core/subprocess.js';
 import { requireDisplay } from './linux/display.js';
 
 /**

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { RunResult } from '../subprocess.js';
+import type { RunResult } from '../core/subprocess.js';
 import type { CommandSpec } from './command-exec.js';
-import { currentPlatform } from './current.js';
+import { currentPlatform } from '../core/current-platform.js';
 import {
   LaunchedApps,
   membersOf,

@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import type { Platform } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { execCommand, type CommandSpec, type Exec } from './command-exec.js';
 
 /**

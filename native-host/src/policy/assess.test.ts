@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ALL_PLATFORMS, defineTool, getTool, securityConfigSchema, type AnyTool, type Platform } from '@nextai/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { currentPlatform } from '../platform/current.js';
+import { currentPlatform } from '../core/current-platform.js';
 import { createFakeDesktop } from '../platform/fake-desktop.js';
 import { createHostHandlers } from '../tools/host-handlers.js';
 import { callTool, testContext, testServices } from '../tools/test-support.js';

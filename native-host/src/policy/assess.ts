@@ -12,7 +12,7 @@ import {
   type ToolSpec,
 } from '@nextai/shared';
 
-import { supportedShells } from '../tools/terminal/shells.js';
+import { supportedShells } from '../platform/shells.js';
 import { planLaunch } from './channels/launch.js';
 import { judgeLaunch } from './channels/launch-judgement.js';
 import type { ProgramResolver } from './channels/program-path.js';
@@ -363,7 +363,7 @@ function sandboxRequest(ask: SandboxAsk): SandboxRequest {
   };
 }
 
-/** The shells the terminal runs (tools/terminal/shells.ts), spelled as shellSpec accepts them. */
+/** The shells the terminal runs (platform/shells.ts), spelled as shellSpec accepts them. */
 function isSupportedShell(name: string, platform: Platform): boolean {
   const trimmed = name.trim();
   return supportedShells(platform).includes(platform === 'windows' ? trimmed.toLowerCase() : trimmed);

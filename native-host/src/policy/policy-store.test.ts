@@ -5,8 +5,8 @@ import path from 'node:path';
 import { TEMPLATES } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { openDatabase, type Db } from '../daemon/database.js';
-import { createLogger } from '../logger.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { createLogger } from '../core/logger.js';
 import { parsePolicyConfig } from './config-file.js';
 import { PolicyStore } from './policy-store.js';
 

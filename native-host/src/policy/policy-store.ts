@@ -13,8 +13,8 @@ import {
 } from '@nextai/shared';
 import { isDeepStrictEqual } from 'node:util';
 
-import type { Db } from '../daemon/database.js';
-import type { Logger } from '../logger.js';
+import type { Db } from '../storage/database.js';
+import type { Logger } from '../core/logger.js';
 import { editJson, parsePolicyConfig } from './config-file.js';
 
 export interface ResolvedProject {

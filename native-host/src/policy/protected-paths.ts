@@ -4,8 +4,8 @@ import type { Platform } from '@nextai/shared';
 
 import { browserLocations } from '../install/browsers.js';
 import { readInstallRecord } from '../install/record.js';
-import type { Logger } from '../logger.js';
-import type { DataPaths } from '../paths.js';
+import type { Logger } from '../core/logger.js';
+import type { DataPaths } from '../core/paths.js';
 
 /**
  * NextAI's own files, which no tool call may write (or read: config.json holds API keys): the

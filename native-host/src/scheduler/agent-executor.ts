@@ -1,7 +1,7 @@
 import { localizedMessage, say, verbatim, type DaemonEvent, type Localized, type RunView } from '@nextai/shared';
 
 import type { RunManager } from '../agent/run-manager.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Execution, ExecutionContext, ExecutionResult, TaskExecutor } from './executor.js';
 import type { ScheduleTask } from './schedule-store.js';
 import { runSteps, type StepServices } from './steps-executor.js';

@@ -17,7 +17,7 @@ import {
 import type { RunResult, Statement } from 'better-sqlite3';
 
 import { durably } from '../agent/run-store.js';
-import type { Db } from '../daemon/database.js';
+import type { Db } from '../storage/database.js';
 
 /** A task's definition as kept: validated, with its time zone and project filled in. */
 export type TaskDefinition = Omit<ScheduleDefinition, 'limits'> & {

@@ -10,7 +10,7 @@ import {
   type ScheduleTrigger,
 } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { CRASH_LIMIT, crashBackoffMs, planCatchUp, retryDelayMs, type DueTimes } from './catch-up.js';
 import type { Clock } from './clock.js';
 import { CronSchedule, dayIn } from './cron.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { localizedMessage, say, toAppError, type DaemonEvent, type ToolResult } from '@nextai/shared';
 
-import type { CallContext, ToolCallRequest } from '../daemon/tool-gateway.js';
+import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import type { ExecutionContext, ExecutionResult } from './executor.js';
 import type { ScheduleTask, StepRecord } from './schedule-store.js';
 import { stepFingerprint } from './steps-resume.js';

@@ -8,9 +8,9 @@ import type { Readable } from 'node:stream';
 import { getTool } from '@nextai/shared';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
-import { currentPlatform } from '../platform/current.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
+import { currentPlatform } from '../core/current-platform.js';
 import { systemInfoHandler } from './system-info.js';
 import type { ToolContext } from './types.js';
 

@@ -3,8 +3,8 @@ import os from 'node:os';
 
 import { AppError, getTool, securityConfigSchema, type HostToolName, type Platform } from '@nextai/shared';
 
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
 import type { Desktop } from '../platform/desktop.js';
 import { LaunchedApps } from '../platform/launched-apps.js';
 import { resolvePath } from '../policy/guards/resolve.js';

@@ -10,8 +10,8 @@ import type {
   ToolHandler,
 } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
-import type { DataPaths } from '../paths.js';
+import type { Logger } from '../core/logger.js';
+import type { DataPaths } from '../core/paths.js';
 import type { Desktop } from '../platform/desktop.js';
 import type { LaunchedApps } from '../platform/launched-apps.js';
 import type { SandboxService } from '../sandbox/service.js';

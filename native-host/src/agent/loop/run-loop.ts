@@ -9,8 +9,8 @@ import {
   type ToolResult,
 } from '@nextai/shared';
 
-import type { Logger } from '../../logger.js';
-import type { CallContext, ToolCallRequest } from '../../daemon/tool-gateway.js';
+import type { Logger } from '../../core/logger.js';
+import type { CallContext, ToolCallRequest } from '../../gateway/tool-gateway.js';
 import { abortableSleep } from '../providers/retry.js';
 import {
   isRecord,
@@ -35,7 +35,7 @@ import type { QuestionStore } from '../question-store.js';
 import { internImages } from '../run-images.js';
 import { transitionRun, type RunEvents } from '../run-transition.js';
 import type { RunError, RunRecord, RunState, RunStore, StepRecord } from '../run-store.js';
-import { redactForAudit } from '../../daemon/audit/redact.js';
+import { redactForAudit } from '../../gateway/audit/redact.js';
 import {
   ESCALATE_AFTER_FAILURES,
   TRANSIENT_CODES,

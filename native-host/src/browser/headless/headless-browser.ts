@@ -22,7 +22,7 @@ import {
   type ToolOutput,
 } from '@nextai/shared';
 
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { HostResolver } from '../../policy/guards/destination.js';
 import type { BrowserBackend, InspectedTool, InspectResult } from '../backend.js';
 import { pageAgentBundle } from './page-bundle.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import { AppError } from '@nextai/shared';
 
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import {
   checkDestination,
   pinnedLookup,

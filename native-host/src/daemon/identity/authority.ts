@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 
-import type { AuditEntry } from '../audit/index.js';
-import type { AgentInputActivity } from './agent-input.js';
+import type { AuditEntry } from '../../gateway/audit/index.js';
+import type { AgentInputActivity } from '../../gateway/agent-input.js';
 import type { Caller } from './caller.js';
 
 /** How long after the agent's last mouse or keyboard input a click in the side panel is not trusted. */

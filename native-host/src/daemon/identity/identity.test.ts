@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import { AgentInputActivity } from './agent-input.js';
+import { AgentInputActivity } from '../../gateway/agent-input.js';
 import { agentProcessReason, judgeProcess, psFacts, type ProcessFacts } from './agent-process.js';
 import { AuthorityGate } from './authority.js';
 import { identifyCaller, type Caller } from './caller.js';
-import type { AuditEntry } from '../audit/index.js';
+import type { AuditEntry } from '../../gateway/audit/index.js';
 
 const DAEMON = 100;
 

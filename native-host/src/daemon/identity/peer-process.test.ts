@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { currentPlatform } from '../../platform/current.js';
+import { currentPlatform } from '../../core/current-platform.js';
 import { peerOf } from './peer-process.js';
 
 describe('peerOf', () => {

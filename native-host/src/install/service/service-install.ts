@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { AppError } from '@nextai/shared';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import type { ServiceCommand, ServicePlan } from './service-units.js';
 
 export type CommandRunner = (command: string, args: string[]) => Promise<void>;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 
 import { AppError } from '@nextai/shared';
 
-import { inheritedEnvironment } from '../../subprocess.js';
+import { inheritedEnvironment } from '../../core/subprocess.js';
 import type { ClipboardAdapter, ClipboardContent } from '../desktop.js';
 import { requireDisplay } from './display.js';
 import { findExecutable, xEnvironment } from './windows.js';

@@ -1,6 +1,6 @@
 import { AppError } from '@nextai/shared';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import type { InputAdapter, KeyName, MouseButton, Point, ScrollDirection, Size } from '../desktop.js';
 import { isModifier, normalizeChord, normalizeKey, type ModifierKey, type NAMED_KEYS } from '../keys.js';
 import { missingProgramIsUnavailable, xEnvironment } from './windows.js';

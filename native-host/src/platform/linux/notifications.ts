@@ -1,6 +1,6 @@
 import { AppError } from '@nextai/shared';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import type { NotificationAdapter, Urgency } from '../desktop.js';
 import { notificationCommand } from '../notify.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { AGENT_PROCESS_ENV, AppError } from '@nextai/shared';
 
-import { inheritedEnvironment, runCommand, type RunResult } from '../../subprocess.js';
+import { inheritedEnvironment, runCommand, type RunResult } from '../../core/subprocess.js';
 import type { AppInfo, LaunchOptions, Rect, WindowAction, WindowAdapter, WindowInfo } from '../desktop.js';
 import { applicationDirs, execToArgs, findDesktopEntry, readDesktopEntries } from './desktop-entries.js';
 import { requireDisplay } from './display.js';

@@ -14,7 +14,7 @@
 import { AppError, isErrorCode } from '@nextai/shared';
 import { z } from 'zod';
 
-import type { RunResult } from '../../subprocess.js';
+import type { RunResult } from '../../core/subprocess.js';
 import { asciiJson, execCommand, failureStderr, type CommandSpec, type Exec } from '../command-exec.js';
 
 export const ACCESSIBILITY_MESSAGE =

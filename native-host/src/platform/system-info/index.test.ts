@@ -3,7 +3,7 @@ import os from 'node:os';
 import { AppError, getTool } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import { currentPlatform } from '../current.js';
+import { currentPlatform } from '../../core/current-platform.js';
 import type { SystemInfoAdapter } from './common.js';
 import { collectSystemInfo, systemInfoAdapter } from './index.js';
 import { linuxSystemInfo } from './linux.js';

@@ -2,7 +2,7 @@ import os from 'node:os';
 
 import { SYSTEM_INFO_CATEGORIES, type Platform } from '@nextai/shared';
 
-import { currentPlatform } from '../current.js';
+import { currentPlatform } from '../../core/current-platform.js';
 import {
   gibibytes,
   listInterfaces,

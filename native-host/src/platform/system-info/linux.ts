@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import {
   STATFS_TIMEOUT_MS,
   SUBPROCESS_TIMEOUT_MS,

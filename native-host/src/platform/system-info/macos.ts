@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import {
   SLOW_SUBPROCESS_TIMEOUT_MS,
   SUBPROCESS_TIMEOUT_MS,

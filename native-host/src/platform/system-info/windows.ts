@@ -4,7 +4,7 @@ import os from 'node:os';
 
 import { z } from 'zod';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 import {
   SLOW_SUBPROCESS_TIMEOUT_MS,
   errorMessage,

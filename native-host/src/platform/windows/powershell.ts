@@ -20,7 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { AppError, isErrorCode } from '@nextai/shared';
 import { z } from 'zod';
 
-import { inheritedEnvironment, type RunResult } from '../../subprocess.js';
+import { inheritedEnvironment, type RunResult } from '../../core/subprocess.js';
 import { asciiJson, execCommand, failureStderr, type CommandSpec, type Exec } from '../command-exec.js';
 
 export const POWERSHELL_TIMEOUT_MS = 20_000;

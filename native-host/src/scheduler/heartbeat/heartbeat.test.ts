@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { DaemonEvent, RunView } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../core/logger.js';
 import { FakePresence } from '../presence/fake-presence.js';
 import { FakeClock } from '../testing/fake-clock.js';
 import { Heartbeat } from './heartbeat.js';

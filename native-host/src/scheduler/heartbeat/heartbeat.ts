@@ -9,7 +9,7 @@ import {
   type RunView,
 } from '@nextai/shared';
 
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import { writeFileAtomic } from '../../policy/policy-store.js';
 import type { Clock } from '../clock.js';
 import type { PresenceMonitor } from '../presence/presence.js';

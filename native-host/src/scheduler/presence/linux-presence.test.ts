@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../core/logger.js';
 import { LinuxPresence } from './linux-presence.js';
 
 const log = createLogger({ component: 'test', level: 'error' });

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import type { Logger } from '../../logger.js';
-import { inheritedEnvironment, runCommand } from '../../subprocess.js';
+import type { Logger } from '../../core/logger.js';
+import { inheritedEnvironment, runCommand } from '../../core/subprocess.js';
 import type { PresenceMonitor, PresenceState } from './presence.js';
 
 export interface LinuxPresenceOptions {

@@ -1,6 +1,6 @@
 import type { Platform } from '@nextai/shared';
 
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import { LinuxPresence } from './linux-presence.js';
 import { UnknownPresence, type PresenceMonitor } from './presence.js';
 

@@ -12,10 +12,10 @@ import {
   type ToolResult,
 } from '@nextai/shared';
 
-import { openDatabase, type Db } from '../../daemon/database.js';
-import { EventLog } from '../../daemon/event-log.js';
-import type { CallContext, ToolCallRequest } from '../../daemon/tool-gateway.js';
-import { createLogger } from '../../logger.js';
+import { openDatabase, type Db } from '../../storage/database.js';
+import { EventLog } from '../../storage/event-log.js';
+import type { CallContext, ToolCallRequest } from '../../gateway/tool-gateway.js';
+import { createLogger } from '../../core/logger.js';
 import { DaemonTaskExecutor, type ExecutorServices } from '../agent-executor.js';
 import { checkDefinition } from '../definition.js';
 import type { Execution, ExecutionContext, ExecutionResult, TaskExecutor } from '../executor.js';

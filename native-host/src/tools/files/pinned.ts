@@ -3,7 +3,7 @@ import path from 'node:path';
 
 import { AppError, say } from '@nextai/shared';
 
-import { currentPlatform } from '../../platform/current.js';
+import { currentPlatform } from '../../core/current-platform.js';
 import { procNamesOpenFolders } from '../../platform/linux/pinned-tree.js';
 import { fsError } from './locate.js';
 

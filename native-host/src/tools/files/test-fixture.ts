@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { securityConfigSchema, type EventData, type SecurityConfig } from '@nextai/shared';
 
-import { dataPaths } from '../../paths.js';
+import { dataPaths } from '../../core/paths.js';
 import type { Desktop } from '../../platform/desktop.js';
 import { createFakeDesktop } from '../../platform/fake-desktop.js';
 import { createLinuxTrash } from '../../platform/linux/trash.js';

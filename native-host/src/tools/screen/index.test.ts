@@ -4,7 +4,7 @@ import { AppError } from '@nextai/shared';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../core/logger.js';
 import { createFakeDesktop } from '../../platform/fake-desktop.js';
 import type { Rect, WindowInfo } from '../../platform/desktop.js';
 import { callTool, MemoryBlobStore, testServices } from '../test-support.js';

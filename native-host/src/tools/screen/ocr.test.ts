@@ -5,7 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
+import { createLogger } from '../../core/logger.js';
 import {
   crop,
   joinWords,

@@ -6,7 +6,7 @@ import { AppError } from '@nextai/shared';
 
 import type { Worker as TesseractWorker } from 'tesseract.js';
 
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../core/logger.js';
 import type { Rect, Size } from '../../platform/desktop.js';
 import { scaledSize } from '../screen-space.js';
 import { toGray, type GrayImage } from './encode.js';

@@ -10,12 +10,12 @@ import { inSandboxTmp } from '../../sandbox/places.js';
 import { quarantineGitRedirects, type GitMetadata } from '../../sandbox/git-metadata.js';
 import { describeLostReach, lostReach, type SandboxReach } from '../../sandbox/reach.js';
 import type { SandboxService } from '../../sandbox/service.js';
-import { inheritedEnvironment } from '../../subprocess.js';
+import { inheritedEnvironment } from '../../core/subprocess.js';
 import type { HandlerGroup, HostServices, SandboxPlacement } from '../types.js';
 import { TerminalSession, type LaneName } from './lanes.js';
 import { processControlFor, type ProcessControl } from './processes.js';
 import { ShellSession, type CallResult, type ShellLauncher } from './session.js';
-import { shellSpec, type ShellSpec } from './shells.js';
+import { shellSpec, type ShellSpec } from '../../platform/shells.js';
 
 export const DEFAULT_SESSION = 'default';
 export const MAX_SESSIONS = 16;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { SandboxPlacement } from '../types.js';
 import { TerminalSession } from './lanes.js';
 import type { CallRequest, CallResult, ShellSession } from './session.js';
-import { shellSpec } from './shells.js';
+import { shellSpec } from '../../platform/shells.js';
 
 /**
  * A shell that answers each call with its own number, one call at a time as ShellSession does

@@ -4,7 +4,7 @@ import { AppError } from '@nextai/shared';
 
 import type { SandboxPlacement } from '../types.js';
 import type { CallRequest, CallResult, ShellSession } from './session.js';
-import type { ShellSpec } from './shells.js';
+import type { ShellSpec } from '../../platform/shells.js';
 
 /** Where a command of a session ran, as bash_execute reports it. */
 export type LaneName = 'confined' | 'confined_network' | 'outside' | 'unconfined';

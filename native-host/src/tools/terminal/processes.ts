@@ -2,7 +2,7 @@ import fs from 'node:fs';
 
 import type { Platform } from '@nextai/shared';
 
-import { runCommand } from '../../subprocess.js';
+import { runCommand } from '../../core/subprocess.js';
 
 /**
  * Finding and ending what a shell session started.

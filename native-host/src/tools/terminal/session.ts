@@ -7,8 +7,8 @@ import { AppError, type Platform } from '@nextai/shared';
 import type * as NodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 
-import type { Logger } from '../../logger.js';
-import { runCommand } from '../../subprocess.js';
+import type { Logger } from '../../core/logger.js';
+import { runCommand } from '../../core/subprocess.js';
 import { FifoReader } from './fifo.js';
 import { OutputCollector, withoutByteOrderMark, type CapturedText } from './output.js';
 import type { ProcessControl } from './processes.js';
@@ -21,7 +21,7 @@ import {
   powershellInitScript,
   powershellSourceLine,
   type ShellSpec,
-} from './shells.js';
+} from '../../platform/shells.js';
 
 export interface SessionOptions {
   id: string;

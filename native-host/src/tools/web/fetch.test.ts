@@ -6,8 +6,8 @@ import zlib from 'node:zlib';
 import { securityConfigSchema, type SecurityConfig } from '@nextai/shared';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
-import { dataPaths } from '../../paths.js';
+import { createLogger } from '../../core/logger.js';
+import { dataPaths } from '../../core/paths.js';
 import type { HostResolver } from '../../policy/guards/destination.js';
 import type { ToolContext } from '../types.js';
 import { webFetch } from './fetch.js';

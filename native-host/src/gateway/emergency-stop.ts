@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 
 import type { AuditEntry, AuditRecord } from './audit/index.js';
-import type { Db } from './database.js';
+import type { Db } from '../storage/database.js';
 
 export interface EmergencyState {
   active: boolean;

@@ -5,10 +5,10 @@ import path from 'node:path';
 import type { Decision } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { ApprovalQueue } from './approvals.js';
-import { openDatabase, type Db } from './database.js';
-import { EventLog } from './event-log.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { EventLog } from '../storage/event-log.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 let dir: string;

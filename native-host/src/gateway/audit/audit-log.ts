@@ -1,6 +1,6 @@
 import { AppError, describeZodError } from '@nextai/shared';
 
-import type { Db } from '../database.js';
+import type { Db } from '../../storage/database.js';
 import { readAnchor, writeAnchor, type AnchorState } from './anchor.js';
 import { GENESIS_HASH, canonicalJson, rowHash, type AuditRow } from './chain.js';
 import {

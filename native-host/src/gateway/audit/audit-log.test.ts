@@ -6,8 +6,8 @@ import path from 'node:path';
 import { AppError } from '@nextai/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
-import { openDatabase, type Db } from '../database.js';
+import { createLogger } from '../../core/logger.js';
+import { openDatabase, type Db } from '../../storage/database.js';
 import { AuditLog, GENESIS_HASH, canonicalJson, type AuditEntry } from './index.js';
 
 const log = createLogger({ component: 'test', level: 'error' });

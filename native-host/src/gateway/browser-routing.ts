@@ -10,10 +10,9 @@ import {
   type UploadFile,
 } from '@nextai/shared';
 
-import type { BrowserBackend, InspectedTool, InspectResult } from '../browser/backend.js';
+import type { BrowserBackend, ExtensionClient, InspectedTool, InspectResult } from '../browser/backend.js';
 import { ExtensionBackend } from '../browser/backend.js';
-import type { Logger } from '../logger.js';
-import type { ClientConnection } from './client-connection.js';
+import type { Logger } from '../core/logger.js';
 
 export type Availability = { available: true } | { available: false; reason: string };
 
@@ -26,7 +25,7 @@ export interface BrowserCall {
 export interface BrowserRoutingOptions {
   log: Logger;
   /** Connected clients that can run browser tools, most recent first. */
-  browserClients: () => ClientConnection[];
+  browserClients: () => ExtensionClient[];
   /** How long a browser tool may take before the call gives up. */
   extensionTimeoutMs?: number | undefined;
   /** The daemon's own headless browser, for when no extension is connected (issue #7). */

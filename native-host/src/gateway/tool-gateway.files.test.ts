@@ -5,8 +5,8 @@ import path from 'node:path';
 import { securityConfigSchema, type TemplateId } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
 import { createFakeDesktop } from '../platform/fake-desktop.js';
 import { assessEnvFactory } from '../policy/assess-env.js';
 import { assessInput } from '../policy/assess.js';
@@ -14,8 +14,8 @@ import { PolicyStore } from '../policy/policy-store.js';
 import { createHostHandlers } from '../tools/host-handlers.js';
 import { testServices } from '../tools/test-support.js';
 import { ApprovalQueue } from './approvals.js';
-import { openDatabase, type Db } from './database.js';
-import { EventLog } from './event-log.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { EventLog } from '../storage/event-log.js';
 import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { openDatabase } from './database.js';
 import type { Migration } from './migrations.js';
 

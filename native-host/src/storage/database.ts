@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 
 import { AppError } from '@nextai/shared';
 
-import type { Logger } from '../logger.js';
+import type { Logger } from '../core/logger.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Db = Database.Database;

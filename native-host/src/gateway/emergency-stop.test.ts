@@ -4,9 +4,9 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { AuditLog } from './audit/index.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type Db } from '../storage/database.js';
 import { EmergencyStop, type EmergencyStopActions } from './emergency-stop.js';
 
 const log = createLogger({ component: 'test', level: 'error' });

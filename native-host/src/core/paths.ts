@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import type { Platform } from '@nextai/shared';
 
-import { currentPlatform } from './platform/current.js';
+import { currentPlatform } from './current-platform.js';
 
 /** Every file and directory the product keeps, derived from one data directory. */
 export interface DataPaths {

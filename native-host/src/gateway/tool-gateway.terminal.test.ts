@@ -4,8 +4,8 @@ import path from 'node:path';
 import { securityConfigSchema, type TemplateId } from '@nextai/shared';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
 import type { WindowInfo } from '../platform/desktop.js';
 import { createFakeDesktop } from '../platform/fake-desktop.js';
 import { assessEnvFactory } from '../policy/assess-env.js';
@@ -19,8 +19,8 @@ import { createHostHandlers } from '../tools/host-handlers.js';
 import { testServices } from '../tools/test-support.js';
 import { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
-import { openDatabase, type Db } from './database.js';
-import { EventLog } from './event-log.js';
+import { openDatabase, type Db } from '../storage/database.js';
+import { EventLog } from '../storage/event-log.js';
 import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 /**

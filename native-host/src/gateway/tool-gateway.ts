@@ -30,9 +30,9 @@ import {
   type UploadFile,
 } from '@nextai/shared';
 
-import type { BrowserBackend } from '../browser/backend.js';
-import type { Logger } from '../logger.js';
-import type { DataPaths } from '../paths.js';
+import type { BrowserBackend, ExtensionClient } from '../browser/backend.js';
+import type { Logger } from '../core/logger.js';
+import type { DataPaths } from '../core/paths.js';
 import type { Assessment } from '../policy/assess.js';
 import { withSubmission } from '../policy/channels/submitted-lines.js';
 import type { KeyboardJudgement, TerminalInput } from '../policy/channels/terminal-input.js';
@@ -45,10 +45,9 @@ import { isUnavailable, type HostHandlers, type SandboxPlacement, type ToolConte
 import type { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
 import { BrowserRouting, type Availability } from './browser-routing.js';
-import type { ClientConnection } from './client-connection.js';
 import type { EmergencyState } from './emergency-stop.js';
-import type { EventLog } from './event-log.js';
-import type { AgentInputActivity } from './identity/agent-input.js';
+import type { EventLog } from '../storage/event-log.js';
+import type { AgentInputActivity } from './agent-input.js';
 import { personsTab, sensitiveTarget, stageWebText, webSignals, type WebSignals } from './web-signals.js';
 
 export interface ToolCallRequest {
@@ -84,7 +83,7 @@ export interface ToolGatewayOptions {
   assess: (tool: AnyTool, input: Record<string, unknown>, grant?: GrantedToolSet) => Assessment;
   notify: (title: string, body: string) => Promise<{ delivered: boolean; reason?: string }>;
   /** Connected clients that can run browser tools, most recent first. */
-  browserClients: () => ClientConnection[];
+  browserClients: () => ExtensionClient[];
   /** How long a browser tool may take before the call gives up. */
   extensionTimeoutMs?: number;
   /** The daemon's own headless browser, for when no extension is connected (issue #7). */

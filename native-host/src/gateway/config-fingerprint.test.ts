@@ -4,10 +4,10 @@ import path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { AuditLog } from './audit/index.js';
 import { PolicyChangeRecorder } from './config-fingerprint.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type Db } from '../storage/database.js';
 
 let dir: string;
 let db: Db;

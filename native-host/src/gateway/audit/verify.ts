@@ -1,4 +1,4 @@
-import type { Db } from '../database.js';
+import type { Db } from '../../storage/database.js';
 import { readAnchor } from './anchor.js';
 import { GENESIS_HASH, rowHash, type AuditRow } from './chain.js';
 import { auditEntrySchema, type AuditProblem, type AuditVerification } from './entry.js';

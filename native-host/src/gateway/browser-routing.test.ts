@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest';
 
 import type { BrowserBackend, InspectResult } from '../browser/backend.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { BrowserRouting, type BrowserRoutingOptions } from './browser-routing.js';
 
 /**

@@ -5,8 +5,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createLogger } from '../../logger.js';
-import { openDatabase, type Db } from '../database.js';
+import { createLogger } from '../../core/logger.js';
+import { openDatabase, type Db } from '../../storage/database.js';
 import type { AuditRow } from './chain.js';
 import { AUDIT_KINDS, AuditLog, GENESIS_HASH, canonicalJson, rowHash, type AuditEntry } from './index.js';
 

@@ -6,8 +6,8 @@ import { AppError, verbatim, type BrowserCallContext, type RiskLevel } from '@ne
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { BrowserBackend, InspectResult } from '../browser/backend.js';
-import { createLogger } from '../logger.js';
-import { dataPaths } from '../paths.js';
+import { createLogger } from '../core/logger.js';
+import { dataPaths } from '../core/paths.js';
 import type { Assessment } from '../policy/assess.js';
 import { PolicyStore } from '../policy/policy-store.js';
 import type { GuardVerdict } from '../policy/verdicts.js';
@@ -18,10 +18,10 @@ import { testServices } from '../tools/test-support.js';
 import type { HostHandlers } from '../tools/types.js';
 import { ApprovalQueue } from './approvals.js';
 import type { AuditEntry } from './audit/index.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type Db } from '../storage/database.js';
 import type { EmergencyState } from './emergency-stop.js';
-import { EventLog } from './event-log.js';
-import { AgentInputActivity } from './identity/agent-input.js';
+import { EventLog } from '../storage/event-log.js';
+import { AgentInputActivity } from './agent-input.js';
 import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 const log = createLogger({ component: 'test', level: 'error' });

@@ -10,8 +10,8 @@ import {
 } from '@nextai/shared';
 
 import { canonicalJson } from './audit/chain.js';
-import type { Db } from './database.js';
-import type { EventLog } from './event-log.js';
+import type { Db } from '../storage/database.js';
+import type { EventLog } from '../storage/event-log.js';
 
 export type ApprovalAnswer =
   | { status: 'approved'; scope: 'once' | 'run' }

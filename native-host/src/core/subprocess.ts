@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 
 import { AppError } from '@nextai/shared';
 
-import { currentPlatform } from './platform/current.js';
+import { currentPlatform } from './current-platform.js';
 
 export interface RunOptions {
   /** Milliseconds before the process is killed; every subprocess has one. */
