@@ -16,7 +16,6 @@ export {
   renderLauncher,
   renderPosixLauncher,
   renderWindowsLauncher,
-  shellQuote,
 } from './launcher.js';
 export type { LauncherOptions, NodeSearch } from './launcher.js';
 export {

@@ -6,28 +6,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { currentPlatform } from '../core/current-platform.js';
-import {
-  defaultNodeSearch,
-  renderPosixLauncher,
-  renderWindowsLauncher,
-  shellQuote,
-  type NodeSearch,
-} from './launcher.js';
+import { posixQuote } from '../core/posix-quote.js';
+import { defaultNodeSearch, renderPosixLauncher, renderWindowsLauncher, type NodeSearch } from './launcher.js';
 
 const NO_SEARCH: NodeSearch = { paths: [], versionDirectories: [] };
-
-describe('shellQuote', () => {
-  it("writes a single quote as '\\''", () => {
-    expect(shellQuote("it's")).toBe("'it'\\''s'");
-  });
-
-  it.skipIf(currentPlatform() === 'windows')('gives sh back exactly the string, whatever it contains', () => {
-    for (const value of ['a b', "it's", '$HOME `id` $(id) "q" \\ *', 'line\nbreak', "''", '']) {
-      const result = spawnSync('/bin/sh', ['-c', `printf '%s' ${shellQuote(value)}`], { encoding: 'utf8' });
-      expect(result.stdout).toBe(value);
-    }
-  });
-});
 
 describe('renderWindowsLauncher', () => {
   const options = {
@@ -111,7 +93,7 @@ describe.skipIf(currentPlatform() === 'windows')('the POSIX launcher, run for re
   /** A stand-in node that marks which candidate the launcher chose, then runs the real node. */
   function fakeNode(file: string, mark: string): string {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `#!/bin/sh\nPICKED=${shellQuote(mark)} exec ${shellQuote(process.execPath)} "$@"\n`, {
+    fs.writeFileSync(file, `#!/bin/sh\nPICKED=${posixQuote(mark)} exec ${posixQuote(process.execPath)} "$@"\n`, {
       mode: 0o755,
     });
     return file;

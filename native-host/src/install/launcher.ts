@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { AppError, type Platform } from '@nextai/shared';
+import { posixQuote } from '../core/posix-quote.js';
 
 /**
  * The launcher is what a host manifest's `path` names. Browsers start native hosts with a
@@ -58,11 +59,6 @@ export function defaultNodeSearch(homeDir: string): NodeSearch {
   };
 }
 
-/** Quotes a string for a POSIX shell: single quotes, with each `'` written as `'\''`. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * A POSIX sh launcher. It uses only shell built-ins to find node, so it works whatever PATH the
  * browser passes, and `exec`s node so that the process the browser started and later kills is
@@ -70,9 +66,9 @@ export function shellQuote(value: string): string {
  */
 export function renderPosixLauncher(options: LauncherOptions): string {
   const { cliPath, dataDir, nodePath, nodeSearch } = options;
-  const candidates = [shellQuote(nodePath), '"$(command -v node 2>/dev/null)"', ...nodeSearch.paths.map(shellQuote)];
+  const candidates = [posixQuote(nodePath), '"$(command -v node 2>/dev/null)"', ...nodeSearch.paths.map(posixQuote)];
   const versionLookups = nodeSearch.versionDirectories.map(
-    ({ root, nodeInside }) => `  newest_node ${shellQuote(root)} ${shellQuote(nodeInside)} && return 0`,
+    ({ root, nodeInside }) => `  newest_node ${posixQuote(root)} ${posixQuote(nodeInside)} && return 0`,
   );
   return `#!/bin/sh
 # NextAI Agent native-messaging host launcher, written by \`nextai install\`: run it again to
@@ -82,9 +78,9 @@ export function renderPosixLauncher(options: LauncherOptions): string {
 # this script finds node itself: the node that ran \`nextai install\`, then PATH, then common
 # locations and version managers.
 
-NEXTAI_HOME=${shellQuote(dataDir)}
+NEXTAI_HOME=${posixQuote(dataDir)}
 export NEXTAI_HOME
-nextai_cli=${shellQuote(cliPath)}
+nextai_cli=${posixQuote(cliPath)}
 
 usable() {
   [ -n "$1" ] && [ -f "$1" ] && [ -x "$1" ]

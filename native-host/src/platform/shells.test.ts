@@ -10,13 +10,13 @@ import {
   findExecutable,
   posixCallScript,
   posixInitScript,
-  posixQuote,
   posixResyncLine,
   powershellCallScript,
   powershellQuote,
   shellSpec,
   supportedShells,
 } from './shells.js';
+import { posixQuote } from '../core/posix-quote.js';
 
 let bin: string;
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { AppError, type Platform } from '@nextai/shared';
+import { posixQuote } from '../core/posix-quote.js';
 
 /**
  * The shells a session can run and the exact text the host types into them. Everything here is
@@ -117,11 +118,6 @@ export function findExecutable(name: string, searchPath: string | undefined, pla
     }
   }
   return undefined;
-}
-
-/** `value` as one POSIX shell word: single quotes, with `'` written as `'\''`. */
-export function posixQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /** `value` as a PowerShell single-quoted string (a quote is doubled; curly quotes count too). */

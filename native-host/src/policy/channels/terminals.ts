@@ -1,7 +1,9 @@
 /**
- * Terminal emulators: the windows where typed text is a command line (DESIGN.md "Every channel is
- * judged"), and the programs that, launched with a command, run that command.
+ * Terminal emulators: the windows where typed text is a command line (every channel that can run a command
+ * is judged as one), and the programs that, launched with a command, run that command.
  */
+
+import { posixQuote } from '../../core/posix-quote.js';
 
 /**
  * Terminal emulators and console hosts, by the names their windows and processes carry (process
@@ -150,5 +152,5 @@ export function shellQuote(value: string): string {
 }
 
 function quoteWord(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : posixQuote(value);
 }
