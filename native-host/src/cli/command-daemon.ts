@@ -1,5 +1,6 @@
 import type net from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Command } from 'commander';
 
@@ -107,7 +108,7 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
     const { failures, waitMs } = restartDelay(readServiceState(stateFile), managerDelayMs);
     if (waitMs > 0) {
       log.warn('the daemon died before; waiting before starting again', { failures, wait_ms: waitMs });
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      await sleep(waitMs);
     }
     writeServiceState(stateFile, { running: true, failures, started_at: new Date().toISOString() });
   }
@@ -215,8 +216,4 @@ async function waitForOtherDaemon(paths: DataPaths): Promise<'ended' | 'signal'>
   } finally {
     for (const signal of signals) process.off(signal, onSignal);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

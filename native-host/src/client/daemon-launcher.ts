@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AppError } from '@nextai/shared/wire';
 
@@ -216,8 +217,4 @@ function isRunning(pid: number): boolean {
   } catch {
     return true;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

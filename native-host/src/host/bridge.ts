@@ -1,5 +1,6 @@
 import type net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   AppError,
@@ -304,8 +305,4 @@ export class Bridge {
     this.options.stdin.destroy();
     this.resolveDone(code);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

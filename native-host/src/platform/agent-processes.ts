@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AGENT_PROCESS_ENV, type Platform } from '@nextai/shared';
 
@@ -193,7 +194,7 @@ export async function endMarkedProcesses(options: MarkedSweepOptions): Promise<M
   const deadline = performance.now() + (options.killWaitMs ?? 1_000);
   let still = running();
   while (still.length > 0 && performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
     still = running();
   }
   if (frozen.size > 0) {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Platform } from '@nextai/shared';
 
@@ -166,7 +167,7 @@ export class LaunchedApps {
     const waitGone = async (ms: number) => {
       const deadline = performance.now() + ms;
       while (alive() && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        await sleep(POLL_MS);
         await refresh();
       }
     };

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { BrowserContext, Page } from 'playwright-core';
 
@@ -647,7 +648,7 @@ export class HeadlessBrowser implements BrowserBackend {
     while (performance.now() < deadline) {
       if (tab.inFlight.size === 0 && performance.now() - tab.lastNetwork >= idleMs) return;
       // Playwright reports requests as events; a short poll is the simplest way to wait on a count.
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await sleep(10);
     }
   }
 }

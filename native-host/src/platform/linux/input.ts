@@ -1,3 +1,5 @@
+import { setTimeout as wait } from 'node:timers/promises';
+
 import { AppError } from '@nextai/shared';
 
 import { runCommand } from '../../core/subprocess.js';
@@ -232,22 +234,14 @@ function cancelled(signal: AbortSignal | undefined, what: string): AppError {
   return new AppError('EMERGENCY_STOPPED', `${what} was cancelled${reason}.`);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(cancelled(signal, 'The input'));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(cancelled(signal, 'The input'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; an abort ends the wait with EMERGENCY_STOPPED naming why. */
+async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await wait(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    if (signal?.aborted) throw cancelled(signal, 'The input');
+    throw error;
+  }
 }
 
 /** Keysym values of the modifier keys pressed for click modifiers. */
@@ -400,7 +394,7 @@ export function createLinuxInput(env: NodeJS.ProcessEnv = process.env): InputAda
     } finally {
       if (bound.size > 0) {
         // Not cancellable: the keycodes must go back even when the call was stopped.
-        await new Promise((resolve) => setTimeout(resolve, TYPE_SETTLE_MS));
+        await wait(TYPE_SETTLE_MS);
         await run('xmodmap', restoreExpressions(bound), {}).catch(() => undefined);
       }
     }

@@ -1,6 +1,7 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AppError, type Platform } from '@nextai/shared';
 
@@ -355,6 +356,6 @@ async function pollFor<T>(
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() >= deadline || signal.aborted) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { securityConfigSchema, type EventData, type SecurityConfig } from '@nextai/shared';
 
@@ -85,6 +86,6 @@ export async function waitFor<T>(condition: () => T | undefined | false, what: s
     const value = condition();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
 }
