@@ -19,3 +19,4 @@ export * from './tools/handler-table.js';
 export * from './protocol/peers.js';
 export * from './policy/index.js';
 export * from './browser/page-ops.js';
+export * from './protocol/run-timeline.js';

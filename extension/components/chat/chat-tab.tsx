@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore } from 'react';
 
-import { inLocale, toAppError, type RunView } from '@nextai/shared';
+import { inLocale, toAppError, type RunView, isActive, toolCallCount, type RunTimeline } from '@nextai/shared';
 
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
@@ -10,7 +10,6 @@ import './chat.css';
 import { Composer, goalWithContext, type DraftContext } from './composer.js';
 import { formatCost, RunBlock, STATE_KEYS } from './run-view.js';
 import { SessionsList } from './sessions-list.js';
-import { isActive, toolCallCount, type RunTimeline } from './timeline.js';
 import { useConversation, useTools } from './use-conversation.js';
 
 const LAST_SESSION_KEY = 'nextai.chat.session';

@@ -1,13 +1,22 @@
 import { memo, useState, type FormEvent } from 'react';
 
-import { inLocale, toAppError, type RunView, type ToolInfo } from '@nextai/shared';
+import {
+  inLocale,
+  toAppError,
+  type RunView,
+  type ToolInfo,
+  isActive,
+  orderedItems,
+  toolCallCount,
+  type RunTimeline,
+  type TimelineItem,
+} from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
 import type { TabId } from '../tabs.js';
 import { MarkdownView } from './markdown-view.js';
 import { formatDuration, ToolCard } from './tool-card.js';
-import { isActive, orderedItems, toolCallCount, type RunTimeline, type TimelineItem } from './timeline.js';
 
 /** Items a run shows at once: a 500-step run keeps a window of them in the page, not all. */
 export const WINDOW = 60;

@@ -1,11 +1,10 @@
 import { memo } from 'react';
 
-import { inLocale, toolTitleIn, type ToolInfo } from '@nextai/shared';
+import { inLocale, toolTitleIn, type ToolInfo, type TimelineItem } from '@nextai/shared';
 
 import type { MessageKey, Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
 import { BlobThumbnail } from './blob-image.js';
-import type { TimelineItem } from './timeline.js';
 
 type ToolItem = Extract<TimelineItem, { kind: 'tool' }>;
 

@@ -1,17 +1,20 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-import { toAppError, type DaemonEvent, type RunView, type ToolInfo } from '@nextai/shared';
-
-import type { ConnectionState } from '../../lib/connection-state.js';
-import type { PanelClient } from '../../lib/panel-client.js';
 import {
+  toAppError,
+  type DaemonEvent,
+  type RunView,
+  type ToolInfo,
   addMessages,
   applyEvent,
   buildTimeline,
   mergeSteps,
   type RunTimeline,
-  type SessionMessage,
-} from './timeline.js';
+  type SessionMessageView as SessionMessage,
+} from '@nextai/shared';
+
+import type { ConnectionState } from '../../lib/connection-state.js';
+import type { PanelClient } from '../../lib/panel-client.js';
 
 /** Runs of a session read at first; older ones come on request. */
 const RUNS_SHOWN = 10;

@@ -111,7 +111,7 @@ export async function followRun(
   await client.peer.request('events.subscribe', { after_seq: last_event_seq });
 
   const run = await begin();
-  const tracker = new RunProgress(run.id);
+  const tracker = new RunProgress(run);
   following.tracker = tracker;
   if (!options.json && options.announce !== false) process.stdout.write(formatRunStart(run));
   for (const event of early.splice(0)) show(tracker, event);

@@ -58,7 +58,7 @@ function render(progress: RunProgress, events: DaemonEvent[]): string {
 
 describe('RunProgress', () => {
   it('streams model text inline, then numbers tool calls with short params, results and the cost so far', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [
       event('run.state', { run_id: RUN, state: 'running', previous: 'queued' }),
       event('run.step', { run_id: RUN, step: 1, kind: 'model_call', phase: 'started' }),
@@ -104,7 +104,7 @@ describe('RunProgress', () => {
   });
 
   it('says how a tool or a model call failed, with the code and the attempt', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [
       event('run.step', {
         run_id: RUN,
@@ -135,7 +135,7 @@ describe('RunProgress', () => {
   });
 
   it('closes an open line of text before any other line', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [
       event('run.text', { run_id: RUN, step: 1, delta: 'Writing the file' }),
       event('run.step', {
@@ -151,7 +151,7 @@ describe('RunProgress', () => {
   });
 
   it('prints exactly how to approve or deny what the run waits for, and the answer', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [
       event('run.step', {
         run_id: RUN,
@@ -201,14 +201,14 @@ describe('RunProgress', () => {
       `        answer:  nextai runs answer ${RUN} "<answer>"\n`;
     expect(formatAttention(question, RUN)).toBe(expected);
     expect(formatAttention(question, 'another-run')).toBe('');
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     expect(render(progress, [question, event('run.answered', { run_id: RUN, question_id: 'q-1', by: 'cli' })])).toBe(
       `${expected}      ✓ answered by cli\n`,
     );
   });
 
   it('says how to resume a paused run, steering, the plan, and a resume', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [
       event('run.state', { run_id: RUN, state: 'paused', previous: 'running' }),
       event('run.state', { run_id: RUN, state: 'running', previous: 'paused' }),
@@ -237,7 +237,7 @@ describe('RunProgress', () => {
   });
 
   it("ignores other runs' events and replayed ones, and ends on stopped or failed", () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const ours = event('run.state', { run_id: RUN, state: 'stopped', previous: 'running', reason: 'by hand' });
     expect(progress.accepts(event('run.text', { run_id: 'other', step: 1, delta: 'x' }))).toBe(false);
     expect(progress.accepts(event('tool.started', { call_id: 'c', tool: 'screenshot', source: 'cli' }))).toBe(false);
@@ -248,7 +248,7 @@ describe('RunProgress', () => {
   });
 
   it('names what a run followed late already waits for, once', () => {
-    const progress = new RunProgress(RUN);
+    const progress = new RunProgress(view({ state: 'running' }));
     const waiting = view({
       state: 'waiting_user',
       approvals: ['ap-1'],

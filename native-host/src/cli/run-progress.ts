@@ -2,10 +2,14 @@ import type { z } from 'zod';
 
 import {
   ENDED_RUN_STATES,
-  RUN_EVENT_SCHEMAS,
+  applyEvent,
+  buildTimeline,
+  orderedItems,
+  runEventData as dataOf,
   type DaemonEvent,
   type EventData,
   type RunStateName,
+  type RunTimeline,
   type RunView,
   type runStepViewSchema,
   type sessionMessageViewSchema,
@@ -30,13 +34,6 @@ const SUMMARY_WIDTH = 100;
 
 function gutter(step: number | undefined): string {
   return step === undefined ? INDENT : `${String(step).padStart(GUTTER - 2)}  `;
-}
-
-/** The data of a run event, or undefined when it is not that event or does not match its schema. */
-function dataOf<T extends keyof typeof RUN_EVENT_SCHEMAS>(event: DaemonEvent, type: T): EventData<T> | undefined {
-  if (event.type !== type) return undefined;
-  const parsed = RUN_EVENT_SCHEMAS[type].safeParse(event.data);
-  return parsed.success ? (parsed.data as EventData<T>) : undefined;
 }
 
 /**
@@ -83,15 +80,23 @@ export class RunProgress {
   /** The step whose model text is being written, while its line is open. */
   private textStep: number | undefined;
   private atLineStart = true;
-  /** Model text per step: the final answer need not be printed twice. */
+  /** Model text per step as printed: whether a step's text is starting, for the gutter. */
   private readonly texts = new Map<number, string>();
-  private endedIn: RunStateName | undefined;
+  /** The run as its events left it: the same fold the side panel's chat keeps (shared/). */
+  private readonly timeline: RunTimeline;
 
-  constructor(readonly runId: string) {}
+  constructor(run: RunView) {
+    this.timeline = buildTimeline(run, [], []);
+  }
+
+  get runId(): string {
+    return this.timeline.run.id;
+  }
 
   /** The end state once a `run.state` event said the run ended. */
   get ended(): RunStateName | undefined {
-    return this.endedIn;
+    const { state } = this.timeline.run;
+    return ENDED_RUN_STATES.includes(state) ? state : undefined;
   }
 
   /**
@@ -108,8 +113,7 @@ export class RunProgress {
     this.lastSeq = event.seq;
     if (event.type === 'approval.requested') this.approvals.add(String(event.data.approval_id));
     if (event.type === 'run.question') this.questions.add(String(event.data.question_id));
-    const state = dataOf(event, 'run.state');
-    if (state && ENDED_RUN_STATES.includes(state.state)) this.endedIn = state.state;
+    applyEvent(this.timeline, event);
     return true;
   }
 
@@ -226,8 +230,10 @@ export class RunProgress {
 
   /** Whether the model's last words, as streamed, are already this text (so it need not be printed again). */
   streamed(text: string): boolean {
-    const last = [...this.texts.entries()].sort(([a], [b]) => a - b).at(-1)?.[1];
-    return last !== undefined && last.trim() === text.trim();
+    const last = orderedItems(this.timeline)
+      .filter((item) => item.kind === 'text')
+      .at(-1);
+    return last?.kind === 'text' && last.text.trim() === text.trim();
   }
 
   private lines(step: number | undefined, lines: string[]): string {

@@ -1,25 +1,26 @@
 import type { z } from 'zod';
 
+import type { MessageTranslations } from '../i18n.js';
+import type { DaemonEvent, EventData } from './events.js';
 import {
   ENDED_RUN_STATES,
   RUN_EVENT_SCHEMAS,
-  type DaemonEvent,
-  type EventData,
-  type MessageTranslations,
   type RunView,
   type runStepViewSchema,
   type sessionMessageViewSchema,
-} from '@nextai/shared';
+} from './runs.js';
 
 /**
- * What the chat shows of one run, kept from two sources: the step records the daemon holds
+ * The fold of one run's events that the side panel's chat and `nextai run` share: what a run has
+ * shown so far, kept from two sources: the step records the daemon holds
  * (`runs.get {steps:true}`, the truth after a reload, a reconnect or a daemon restart) and the
  * `run.*` events as they arrive. Every item is keyed by its step number, and every event by its
  * `seq`, so refetching and replaying events never shows anything twice.
  */
 
 export type RunStepView = z.infer<typeof runStepViewSchema>;
-export type SessionMessage = z.infer<typeof sessionMessageViewSchema>;
+export type SessionMessageView = z.infer<typeof sessionMessageViewSchema>;
+type SessionMessage = SessionMessageView;
 
 export type StepStatus = 'running' | 'ok' | 'failed' | 'unknown';
 
@@ -66,11 +67,17 @@ export interface RunTimeline {
   stepsFrom: number;
 }
 
-function dataOf<T extends keyof typeof RUN_EVENT_SCHEMAS>(event: DaemonEvent, type: T): EventData<T> | undefined {
+/** The data of a run event, or undefined when it is not that event or does not match its schema. */
+export function runEventData<T extends keyof typeof RUN_EVENT_SCHEMAS>(
+  event: DaemonEvent,
+  type: T,
+): EventData<T> | undefined {
   if (event.type !== type) return undefined;
   const parsed = RUN_EVENT_SCHEMAS[type].safeParse(event.data);
   return parsed.success ? (parsed.data as EventData<T>) : undefined;
 }
+
+const dataOf = runEventData;
 
 function record(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 
-import type { DaemonEvent, RunView } from '@nextai/shared';
-
-import { applyEvent, buildTimeline, mergeSteps, orderedItems, toolCallCount, type RunStepView } from './timeline.js';
+import type { DaemonEvent } from './events.js';
+import {
+  applyEvent,
+  buildTimeline,
+  mergeSteps,
+  orderedItems,
+  toolCallCount,
+  type RunStepView,
+} from './run-timeline.js';
+import type { RunView } from './runs.js';
 
 const run = (patch: Partial<RunView> = {}): RunView => ({
   id: 'r1',

@@ -1,0 +1,43 @@
+import type { MessageKey } from '../../lib/i18n.js';
+import { ModelForm, sourceLabel } from './model-form.js';
+import type { SettingsPageProps } from './settings-props.js';
+
+const MODEL_KEY_LABELS: Partial<Record<string, MessageKey>> = {
+  'model.provider': 'settingsProvider',
+  'model.name': 'settingsModelName',
+  'model.base_url': 'settingsBaseUrl',
+  'model.api_key': 'settingsApiKey',
+};
+
+/** The model in force, each setting with where it comes from, and the form to change it. */
+export function ModelPage({ props, data, update }: SettingsPageProps) {
+  const { t, client } = props;
+  const { model } = data.settings;
+  return (
+    <section className="card" aria-labelledby="model-title" data-testid="settings-model">
+      <h2 id="model-title">{t('settingsPageModel')}</h2>
+      {model.problem && (
+        <p className="warning-text" role="status">
+          {model.problem}
+        </p>
+      )}
+      <dl className="facts settings-facts" data-testid="model-in-force">
+        {model.settings.map((entry) => (
+          <div key={entry.key} className="fact-row">
+            <dt>{t(MODEL_KEY_LABELS[entry.key] ?? 'settingsModelName')}</dt>
+            <dd>
+              <span className="mono">{entry.value ?? '—'}</span>{' '}
+              <span className="source-tag">{sourceLabel(entry.source, t)}</span>
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <ModelForm
+        client={client}
+        model={model}
+        t={t}
+        onSaved={(saved) => update((current) => ({ ...current, settings: { ...current.settings, model: saved } }))}
+      />
+    </section>
+  );
+}
