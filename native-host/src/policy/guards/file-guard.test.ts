@@ -9,9 +9,9 @@ import { joinedPath } from './paths.js';
 import { buildTestTree, independentReal, independentRoots, insideAny, type TestTree } from './test-tree.js';
 
 /**
- * The path table of issue #3 deliverable 8: every way of spelling a path that should or should
- * not reach a file. `@T` is the temporary root, `@H` the fake home; the working directory is
- * `@H/Projects` unless a case says otherwise. Config `narrow` allows ~/Projects,
+ * The path table: every way of spelling a path that should or should not reach a file (at least
+ * 200 cases, a test makes sure). `@T` is the temporary root, `@H` the fake home; the working
+ * directory is `@H/Projects` unless a case says otherwise. Config `narrow` allows ~/Projects,
  * ~/Documents/NextAI and ~/Desktop (a symlink); `wide` allows the whole home folder.
  *
  * Whatever a case expects, every allowed verdict is also checked against an independent
@@ -515,6 +515,9 @@ describe('FileGuard.checkPath: paths in shell commands', () => {
       '~/Projects/*/config.json',
       'link-*/data.db',
       '~/Projects/link-pro[t]ected',
+      // The shell's negated set: `[!x]` is any character but x (picomatch alone read `!` as a member).
+      '~/.nextai-agen[!x]/config.json',
+      '~/.nextai-agen[!x]',
     ]) {
       expect(check(spelled), spelled).toMatchObject({ block: true, risk: 'critical', layer: 'protected_files' });
     }
@@ -527,6 +530,7 @@ describe('FileGuard.checkPath: paths in shell commands', () => {
       ['~/.bashrc', 'write'],
       ['link-bashrc', 'write'],
       ['~/.ss?/id_rsa', 'read'],
+      ['~/.ss[!x]/id_rsa', 'read'],
       ['~/.config/autostart/evil.desktop', 'write'],
       ['app/node_modules/x', 'write'],
       ['~', 'write'],

@@ -4,6 +4,7 @@ import { AppError, say, type Localized, type Platform, type SecurityConfig } fro
 import picomatch from 'picomatch';
 
 import type { GuardVerdict } from '../verdicts.js';
+import { expandBraces, MAX_BRACE_EXPANSIONS } from './brace-expansion.js';
 import {
   absoluteCwd,
   caseInsensitive,
@@ -20,6 +21,11 @@ import {
 } from './paths.js';
 import { resolvePath, type ResolvedPath, type ResolveOptions } from './resolve.js';
 import { compiledLocations, sensitivePathReason } from './sensitive.js';
+import { expandGlob, globReach, isGlob, MAX_GLOB_MATCHES } from './shell-glob.js';
+
+// Where the guards' index and the older path tests import the expansion from.
+export { expandBraces } from './brace-expansion.js';
+export { expandGlob, globReach, isGlob } from './shell-glob.js';
 
 export interface FileGuardOptions {
   platform: Platform;
@@ -67,7 +73,7 @@ const OWN_FILES = say(
 );
 
 /**
- * Decides which files a tool call may read or write (seed 000 §7.3): only inside the allowed
+ * Decides which files a tool call may read or write: only inside the allowed
  * directories, never matching a denied pattern, never NextAI's own files — all judged on the
  * real path, after `~`, the working directory, `..` and every symlink are resolved, also for
  * files that do not exist yet.
@@ -291,7 +297,8 @@ export class FileGuard {
       const folder = /^(.+)\/\*{1,2}$/.exec(each)?.[1];
       if (folder && folder !== '**') globs.push(folder);
     }
-    const options = { dot: true, nocase: caseInsensitive(this.platform) };
+    // posix: `[!x]` negates a set, as in the shell and in .gitignore files.
+    const options = { dot: true, nocase: caseInsensitive(this.platform), posix: true };
     if (!glob.includes('/')) {
       // A pattern without a folder (`*.pem`) is about the file name wherever it is. (picomatch's
       // own `basename` option would test only the name for every pattern, folders included.)
@@ -506,181 +513,6 @@ export class FileGuard {
   }
 }
 
-/** An absolute path split into its root and names (see splitAbsolute). */
-export interface SplitPath {
-  root: string;
-  segments: string[];
-}
-
-/** Shell glob characters: `*`, `?`, `[…]` and extglobs (braces are expanded before, as bash does). */
-export function isGlob(value: string): boolean {
-  return /[*?]|\[[^\]]*\]|[+@!]\(/.test(value);
-}
-
-/** Beyond these, a glob counts as unknown rather than being checked match by match. */
-export const MAX_GLOB_MATCHES = 1000;
-const MAX_GLOB_FOLDERS = 256;
-
-interface GlobMatch {
-  path: string;
-  /** Every name after the (resolved) base came from a directory listing and is not a symlink. */
-  plain: boolean;
-}
-
-/**
- * What a glob matches right now, as the shell would expand it (without `dotglob`; `**` as `*`,
- * as bash does without `globstar`). Undefined when there are too many folders or matches.
- */
-export function expandGlob(base: string, rest: readonly string[], platform: Platform): GlobMatch[] | undefined {
-  const api = pathApiFor(platform);
-  let current: GlobMatch[] = [{ path: base, plain: true }];
-  let foldersRead = 0;
-  for (const segment of rest) {
-    if (!isGlob(segment)) {
-      // A literal name may itself be a symlink: such matches are resolved in full.
-      current = current.map((match) => ({ path: api.join(match.path, segment), plain: false }));
-      continue;
-    }
-    const next: GlobMatch[] = [];
-    for (const match of current) {
-      foldersRead += 1;
-      if (foldersRead > MAX_GLOB_FOLDERS) return undefined;
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(match.path, { withFileTypes: true });
-      } catch {
-        // Not a folder, missing or unreadable: the shell finds no match there either.
-        continue;
-      }
-      for (const entry of entries) {
-        if (!segmentMatches(segment.replaceAll('**', '*'), entry.name, platform)) continue;
-        next.push({ path: api.join(match.path, entry.name), plain: match.plain && !entry.isSymbolicLink() });
-        if (next.length > MAX_GLOB_MATCHES) return undefined;
-      }
-    }
-    current = next;
-  }
-  // The shell only expands to names that exist; a literal tail may not.
-  return current.filter((match) => match.plain || lstatOrUndefined(match.path) !== undefined);
-}
-
-/** More alternatives than any real command needs; beyond it the path counts as unknown. */
-export const MAX_BRACE_EXPANSIONS = 256;
-
-/**
- * Bash brace expansion (`{a,b}`, `{1..3}`, `{a..c}`, nested), which happens before globbing
- * and may span folders (`{a,../x}/y`). Undefined when it yields more than the limit.
- */
-export function expandBraces(value: string, limit = MAX_BRACE_EXPANSIONS): string[] | undefined {
-  const brace = findBrace(value, limit);
-  if (brace === 'too-many') return undefined;
-  if (!brace) return [value];
-  const prefix = value.slice(0, brace.start);
-  const suffix = value.slice(brace.end + 1);
-  const results: string[] = [];
-  for (const alternative of brace.alternatives) {
-    const expanded = expandBraces(prefix + alternative + suffix, limit);
-    if (expanded === undefined || results.length + expanded.length > limit) return undefined;
-    results.push(...expanded);
-  }
-  return results;
-}
-
-type Brace = { start: number; end: number; alternatives: string[] };
-
-function findBrace(value: string, limit: number): Brace | 'too-many' | undefined {
-  for (let start = value.indexOf('{'); start >= 0; start = value.indexOf('{', start + 1)) {
-    // `${x}` is a variable and `\{` a literal brace, not an expansion.
-    if (value[start - 1] === '$' || value[start - 1] === '\\') continue;
-    let depth = 0;
-    let end = -1;
-    const commas: number[] = [];
-    for (let index = start; index < value.length && end < 0; index += 1) {
-      const char = value[index];
-      if (char === '\\') index += 1;
-      else if (char === '{') depth += 1;
-      else if (char === '}') {
-        depth -= 1;
-        if (depth === 0) end = index;
-      } else if (char === ',' && depth === 1) commas.push(index);
-    }
-    if (end < 0) return undefined;
-    if (commas.length > 0) {
-      const bounds = [start, ...commas, end];
-      const alternatives = bounds.slice(0, -1).map((at, i) => value.slice(at + 1, bounds[i + 1]));
-      return { start, end, alternatives };
-    }
-    const range = braceRange(value.slice(start + 1, end), limit);
-    if (range) return range === 'too-many' ? range : { start, end, alternatives: range };
-  }
-  return undefined;
-}
-
-function braceRange(inner: string, limit: number): string[] | 'too-many' | undefined {
-  const numbers = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(inner);
-  const letters = /^([a-zA-Z])\.\.([a-zA-Z])$/.exec(inner);
-  let from: number;
-  let to: number;
-  let step = 1;
-  if (numbers) {
-    from = Number(numbers[1]);
-    to = Number(numbers[2]);
-    step = Math.abs(Number(numbers[3] ?? 1)) || 1;
-  } else if (letters) {
-    from = (letters[1] as string).charCodeAt(0);
-    to = (letters[2] as string).charCodeAt(0);
-  } else {
-    return undefined;
-  }
-  // Counted before anything is built, so {1..99999999} costs nothing.
-  if (Math.abs(to - from) / step >= limit) return 'too-many';
-  const direction = from <= to ? step : -step;
-  const values: string[] = [];
-  for (let at = from; direction > 0 ? at <= to : at >= to; at += direction) {
-    values.push(numbers ? String(at) : String.fromCharCode(at));
-  }
-  return values;
-}
-
-/**
- * Whether a glob (absolute, matched name by name as a shell does) could match `target` or
- * something inside it ('inside'), or only a folder above it ('ancestor'). `**` could match
- * anything below, so it counts as 'inside'. Like bash without `dotglob`, `*` does not match a
- * leading dot.
- */
-export function globReach(
-  glob: string | SplitPath,
-  target: string | SplitPath,
-  platform: Platform,
-): 'inside' | 'ancestor' | undefined {
-  const g = typeof glob === 'string' ? splitAbsolute(glob, platform) : glob;
-  const t = typeof target === 'string' ? splitAbsolute(target, platform) : target;
-  if (g.root !== t.root && comparablePath(g.root, platform) !== comparablePath(t.root, platform)) return undefined;
-  const shared = Math.min(g.segments.length, t.segments.length);
-  for (let index = 0; index < shared; index += 1) {
-    const pattern = g.segments[index] as string;
-    const name = t.segments[index] as string;
-    if (pattern.includes('**')) return 'inside';
-    if (!segmentMatches(pattern, name, platform)) return undefined;
-  }
-  return g.segments.length >= t.segments.length ? 'inside' : 'ancestor';
-}
-
-/** Compiled one-name glob matchers; a shell command repeats the same few patterns. */
-const segmentMatchers = new Map<string, (name: string) => boolean>();
-
-function segmentMatches(pattern: string, name: string, platform: Platform): boolean {
-  if (!isGlob(pattern)) return comparablePath(`/${pattern}`, platform) === comparablePath(`/${name}`, platform);
-  const key = `${platform}\0${pattern}`;
-  let matcher = segmentMatchers.get(key);
-  if (!matcher) {
-    matcher = picomatch(globForm(pattern, platform), { dot: false, nocase: caseInsensitive(platform) });
-    if (segmentMatchers.size >= 512) segmentMatchers.clear();
-    segmentMatchers.set(key, matcher);
-  }
-  return matcher(globForm(name, platform));
-}
-
 function critical(reason: Localized): GuardVerdict {
   return { block: false, risk: 'critical', layer: 'filesystem', reason };
 }
@@ -738,7 +570,7 @@ function lstatOrUndefined(location: string): fs.Stats | undefined {
   try {
     return fs.lstatSync(location);
   } catch {
-    // Missing (or unreadable, which the shell could not expand either).
+    // Gone or unreadable: there is nothing to compare with.
     return undefined;
   }
 }
