@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+
+import type { Message, ModelEvent } from '../providers/types.js';
+import { CUT_OFF_NOTE, afterStreamError, afterTurn, assistantMessage, readReply, withNotes } from './model-turn.js';
+
+async function* events(...list: ModelEvent[]): AsyncIterable<ModelEvent> {
+  for (const event of list) yield event;
+}
+
+describe('the model turn', () => {
+  it('reads text, tool calls, usage and the stop reason off the stream, passing text on as it comes', async () => {
+    const deltas: string[] = [];
+    const reply = await readReply(
+      events(
+        { type: 'text_delta', text: 'Let me ' },
+        { type: 'text_delta', text: 'look.' },
+        { type: 'tool_call', id: 'a', name: 'system_info', input: { category: 'os' } },
+        { type: 'tool_call', id: 'b', name: 'file_read', input: undefined, parseError: 'not valid JSON' },
+        { type: 'done', stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 5 } },
+      ),
+      (delta) => deltas.push(delta),
+    );
+    expect(deltas).toEqual(['Let me ', 'look.']);
+    expect(reply).toEqual({
+      text: 'Let me look.',
+      calls: [
+        { type: 'tool_use', id: 'a', name: 'system_info', input: { category: 'os' } },
+        // Arguments that are not an object become {}; the parse error answers the call.
+        { type: 'tool_use', id: 'b', name: 'file_read', input: {} },
+      ],
+      parseErrors: { b: 'not valid JSON' },
+      usage: { inputTokens: 10, outputTokens: 5 },
+      stopReason: 'tool_use',
+    });
+  });
+
+  it('counts a stream that ends without saying why as no usage and an "other" stop', async () => {
+    expect(await readReply(events(), () => undefined)).toEqual({
+      text: '',
+      calls: [],
+      parseErrors: {},
+      usage: { inputTokens: 0, outputTokens: 0 },
+      stopReason: 'other',
+    });
+  });
+
+  it('after a failed model call: an interrupt wins, then a steer, else the run fails', () => {
+    expect(afterStreamError('stop', true)).toEqual({ kind: 'interrupted', interrupt: 'stop' });
+    expect(afterStreamError('pause', false)).toEqual({ kind: 'interrupted', interrupt: 'pause' });
+    expect(afterStreamError('shutdown', false)).toEqual({ kind: 'interrupted', interrupt: 'shutdown' });
+    expect(afterStreamError(undefined, true)).toEqual({ kind: 'steered' });
+    expect(afterStreamError(undefined, false)).toEqual({ kind: 'failed' });
+  });
+
+  it('an answer ends the run, a reply cut off goes on, tool calls are acted on', () => {
+    expect(afterTurn({ calls: [], cutOff: false })).toBe('answer');
+    expect(afterTurn({ calls: [], cutOff: true })).toBe('continue');
+    expect(afterTurn({ calls: [{}], cutOff: true })).toBe('act');
+    expect(afterTurn({ calls: [{}], cutOff: false })).toBe('act');
+    expect(CUT_OFF_NOTE).toContain('cut off at the output limit');
+  });
+
+  it('puts the reply into the conversation: its text when there is any, then its calls', () => {
+    const call = { type: 'tool_use' as const, id: 'a', name: 'system_info', input: {} };
+    expect(assistantMessage('  ', [])).toBeUndefined();
+    expect(assistantMessage('', [call])).toEqual({ role: 'assistant', content: [call] });
+    expect(assistantMessage('Hi', [call])).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hi' }, call],
+    });
+  });
+
+  it('adds notes to the last user message, or as a new one after the model', () => {
+    const goal: Message = { role: 'user', content: [{ type: 'text', text: 'goal' }] };
+    const reply: Message = { role: 'assistant', content: [{ type: 'text', text: 'ok' }] };
+    expect(withNotes([goal], [])).toEqual([goal]);
+    expect(withNotes([goal], ['a', 'b'])).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'goal' },
+          { type: 'text', text: 'a' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+    ]);
+    expect(withNotes([goal, reply], ['a'])).toEqual([
+      goal,
+      reply,
+      { role: 'user', content: [{ type: 'text', text: 'a' }] },
+    ]);
+    expect(withNotes([], ['a'])).toEqual([{ role: 'user', content: [{ type: 'text', text: 'a' }] }]);
+  });
+});

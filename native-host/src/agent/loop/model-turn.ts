@@ -1,0 +1,185 @@
+import { toAppError } from '@nextai/shared';
+
+import { isRecord } from '../context.js';
+import type { Message, ModelEvent, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
+import { recordUsage } from './limits.js';
+import { Interrupted, toRunError, type FinishedStep, type Interrupt, type LoopRuntime } from './loop-runtime.js';
+
+/** What the model said in one turn, and its step, written once the loop state that follows is ready. */
+export interface ModelTurn {
+  text: string;
+  calls: ToolUseBlock[];
+  /** Tool calls whose arguments were not valid JSON, by id. */
+  parseErrors: Record<string, string>;
+  /** The reply stopped at the output limit. */
+  cutOff: boolean;
+  step: FinishedStep;
+}
+
+/** What the model sent back, read off its stream. */
+export interface StreamedReply {
+  text: string;
+  calls: ToolUseBlock[];
+  parseErrors: Record<string, string>;
+  usage: Usage;
+  stopReason: string;
+}
+
+/**
+ * What to do when a model call ends with an error: the loop was interrupted (pause, stop,
+ * shutdown) and stops driving; a steer cut the call short and it is asked again with the new
+ * instruction; otherwise the model failed, and the run with it.
+ */
+export type StreamFailure = { kind: 'interrupted'; interrupt: Interrupt } | { kind: 'steered' } | { kind: 'failed' };
+
+export function afterStreamError(interrupt: Interrupt | undefined, turnCut: boolean): StreamFailure {
+  if (interrupt !== undefined) return { kind: 'interrupted', interrupt };
+  if (turnCut) return { kind: 'steered' };
+  return { kind: 'failed' };
+}
+
+/**
+ * What follows a turn: an answer without tool calls ends the run; a reply cut off at the output
+ * limit without calls is continued; tool calls are acted on.
+ */
+export function afterTurn(turn: { calls: readonly unknown[]; cutOff: boolean }): 'answer' | 'continue' | 'act' {
+  if (turn.calls.length > 0) return 'act';
+  return turn.cutOff ? 'continue' : 'answer';
+}
+
+/** The note for the model's next turn when its reply was cut off. */
+export const CUT_OFF_NOTE = 'Your reply was cut off at the output limit. Continue where you stopped.';
+
+/**
+ * The conversation with `notes` (steers, the person's answers) in the next user message: added
+ * to the last message when that is the person's, else as a new one.
+ */
+export function withNotes(messages: Message[], notes: readonly string[]): Message[] {
+  if (notes.length === 0) return messages;
+  const blocks: TextBlock[] = notes.map((text) => ({ type: 'text', text }));
+  const last = messages[messages.length - 1];
+  if (last?.role === 'user') return [...messages.slice(0, -1), { role: 'user', content: [...last.content, ...blocks] }];
+  return [...messages, { role: 'user', content: blocks }];
+}
+
+/** The model's turn as it goes into the conversation; undefined when it said nothing and called nothing. */
+export function assistantMessage(text: string, calls: readonly ToolUseBlock[]): Message | undefined {
+  const content: (TextBlock | ToolUseBlock)[] = [];
+  if (text.trim() !== '') content.push({ type: 'text', text });
+  content.push(...calls);
+  return content.length > 0 ? { role: 'assistant', content } : undefined;
+}
+
+/** Reads a model's stream to its end; `onText` gets each piece of text as it arrives. */
+export async function readReply(
+  stream: AsyncIterable<ModelEvent>,
+  onText: (delta: string) => void,
+): Promise<StreamedReply> {
+  let text = '';
+  const calls: ToolUseBlock[] = [];
+  const parseErrors: Record<string, string> = {};
+  let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  let stopReason = 'other';
+  for await (const event of stream) {
+    if (event.type === 'text_delta') {
+      text += event.text;
+      onText(event.text);
+    } else if (event.type === 'tool_call') {
+      const input = isRecord(event.input) ? event.input : {};
+      calls.push({ type: 'tool_use', id: event.id, name: event.name, input });
+      if (event.parseError !== undefined) parseErrors[event.id] = event.parseError;
+    } else {
+      usage = event.usage;
+      stopReason = event.stopReason;
+    }
+  }
+  return { text, calls, parseErrors, usage, stopReason };
+}
+
+/**
+ * One model turn: the conversation and the tools go to the model, its text is streamed out as
+ * it comes, and its reply joins the conversation. 'restart' when a steer cut the call short
+ * (it is asked again with the new instruction). A model call changes nothing outside, so its
+ * step is written once, with its result.
+ */
+export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | ModelTurn> {
+  const { runId, services, state } = runtime;
+  const run = runtime.run;
+  const { provider, model, price } = services.model();
+  runtime.ensureRunning();
+  const step = runtime.reserveStep();
+  const intent = { kind: 'model_call', turn: state.turns + 1, model };
+  const started = performance.now();
+  runtime.emit('run.step', { run_id: runId, step, kind: 'model_call', phase: 'started' });
+  let reply: StreamedReply;
+  try {
+    const stream = provider.stream(
+      {
+        model,
+        system: services.systemPrompt(run),
+        messages: services.resolveImages(state.messages),
+        tools: services.tools(),
+        maxTokens: runtime.options.maxOutputTokens,
+      },
+      { signal: runtime.modelSignal() },
+    );
+    reply = await readReply(stream, (delta) => runtime.emit('run.text', { run_id: runId, step, delta }));
+  } catch (error) {
+    const failure = afterStreamError(runtime.interrupt, runtime.turnCut);
+    if (failure.kind === 'interrupted') {
+      services.runs.recordStep(runId, step, intent, { interrupted: failure.interrupt });
+      throw new Interrupted(failure.interrupt);
+    }
+    if (failure.kind === 'steered') {
+      runtime.commit({ step, intent, result: { interrupted: 'steer' } });
+      runtime.emit('run.step', {
+        run_id: runId,
+        step,
+        kind: 'model_call',
+        phase: 'finished',
+        ok: false,
+        summary: 'restarted with the new instruction',
+      });
+      return 'restart';
+    }
+    const appError = toAppError(error, 'UNAVAILABLE');
+    const { code, message, translations } = appError;
+    services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(appError) });
+    runtime.emit('run.step', {
+      run_id: runId,
+      step,
+      kind: 'model_call',
+      phase: 'finished',
+      ok: false,
+      error_code: code,
+      summary: message,
+      ...(translations ? { summary_translations: translations } : {}),
+    });
+    throw appError;
+  }
+  const { text, calls, parseErrors, usage, stopReason } = reply;
+  const cost = recordUsage(runtime, usage, model, price, 1);
+  state.turns += 1;
+  const message = assistantMessage(text, calls);
+  if (message) state.messages.push(message);
+  const result = {
+    ok: true,
+    stop_reason: stopReason,
+    usage,
+    cost_usd: cost,
+    text,
+    tool_calls: calls.map((call) => ({ id: call.id, name: call.name })),
+  };
+  runtime.emit('run.step', {
+    run_id: runId,
+    step,
+    kind: 'model_call',
+    phase: 'finished',
+    ok: true,
+    duration_ms: Math.round(performance.now() - started),
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cost_usd: cost,
+  });
+  return { text, calls, parseErrors, cutOff: stopReason === 'max_tokens', step: { step, intent, result } };
+}
