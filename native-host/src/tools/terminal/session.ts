@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,20 +7,25 @@ import type * as NodePty from 'node-pty';
 import type { IPty } from 'node-pty';
 
 import type { Logger } from '../../core/logger.js';
-import { runCommand } from '../../core/subprocess.js';
-import { FifoReader } from './fifo.js';
-import { OutputCollector, withoutByteOrderMark, type CapturedText } from './output.js';
 import type { ProcessControl } from './processes.js';
+import { PosixCalls } from './posix-session.js';
+import { PowerShellCalls } from './powershell-session.js';
 import {
-  posixCallScript,
-  posixInitScript,
-  posixResyncLine,
-  posixSourceLine,
-  powershellCallScript,
-  powershellInitScript,
-  powershellSourceLine,
-  type ShellSpec,
-} from '../../platform/shells.js';
+  delay,
+  describeExit,
+  randomMarker,
+  resyncStatusFinder,
+  type CallRequest,
+  type CallResult,
+  type SessionContext,
+  type ShellCalls,
+  type ShellExit,
+  type ShellProcess,
+  type StopReason,
+} from './session-common.js';
+import { posixResyncLine, type ShellSpec } from '../../platform/shells.js';
+
+export type { CallRequest, CallResult } from './session-common.js';
 
 export interface SessionOptions {
   id: string;
@@ -55,54 +59,6 @@ export interface ShellLauncher {
   afterCall?(): string[];
 }
 
-export interface CallRequest {
-  command: string;
-  /** Absolute and checked to be a directory; the shell `cd`s there and stays. */
-  workingDir?: string;
-  /** The shell must end up in exactly `workingDir`, no link followed (shells.ts, PosixCall). */
-  exactDir?: boolean;
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
-export interface CallResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  /** The call's signal was aborted (emergency stop, the caller went away). */
-  aborted: boolean;
-  truncated: boolean;
-  /** What the host did or saw besides the command's own streams, for the model and the person. */
-  notices: string[];
-}
-
-interface ShellProcess {
-  pty: IPty;
-  /** The shell itself: its directory, and where an interrupt goes. */
-  pid: number;
-  /**
-   * What the pty started, the leader of the terminal session everything the shell starts belongs
-   * to: the shell itself, or the sandbox around it.
-   */
-  leader: number;
-  exited: Promise<ShellExit>;
-  exit?: ShellExit;
-}
-
-interface ShellExit {
-  exitCode: number;
-  signal?: number;
-}
-
-/**
- * How a call ended: its end markers came (`done`), the shell exited, the time ran out, the call
- * was cancelled, or the shell left the call file without writing its markers (`abandoned`: it
- * was interrupted, e.g. by `kill -INT $$`, and went back to reading input).
- */
-type Outcome =
-  { kind: 'done' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'abort' } | { kind: 'abandoned'; status: number };
-
 /** How long a shell may take to start and say it is ready. */
 const START_TIMEOUT_MS = 10_000;
 /** After an interrupt, how long the shell has to answer before the whole session is ended. */
@@ -113,12 +69,6 @@ const RESYNC_RETRY_MS = 40;
 const RESYNC_SLICE_MS = 20;
 /** While a stopped call's shell has not answered, how often what the call started is killed again. */
 const KILL_AGAIN_MS = 100;
-/** After the end markers, how long the FIFOs may stay open before a background job is assumed. */
-const EOF_GRACE_MS = 25;
-/** After the shell exited, how long the streams may take to drain. */
-const EXIT_DRAIN_MS = 200;
-/** Characters kept of what programs wrote straight to the terminal. */
-const TERMINAL_TEXT_CAP = 2_000;
 
 type PtyModule = typeof NodePty;
 
@@ -140,12 +90,11 @@ function loadPty(): Promise<PtyModule> {
   return ptyModule;
 }
 
-const randomMarker = (label: string) => `__NEXTAI_${label}_${randomBytes(16).toString('hex')}__`;
-
 /**
  * One persistent shell on a pty. Calls are serialised; each runs through the protocol described
- * in shells.ts. When the shell ends (a command ran `exit`, or it had to be killed) the next call
- * starts a new one in the last known directory and says so.
+ * in shells.ts, as the shell's kind does it (posix-session.ts, powershell-session.ts). When the
+ * shell ends (a command ran `exit`, or it had to be killed) the next call starts a new one in
+ * the last known directory and says so.
  */
 export class ShellSession {
   readonly id: string;
@@ -153,6 +102,8 @@ export class ShellSession {
   readonly createdAt = new Date();
   private readonly dir: string;
   private readonly log: Logger;
+  /** How this kind of shell starts and runs a call. */
+  private readonly calls: ShellCalls;
   private current: ShellProcess | undefined;
   private lastCwd: string;
   private queue: Promise<void> = Promise.resolve();
@@ -162,11 +113,6 @@ export class ShellSession {
   /** Text the shell wrote to the pty since `resetTerminal`. */
   private terminalText = '';
   private readonly terminalWatchers = new Set<() => void>();
-  /** POSIX: the FIFO pair the next call uses, when no background job still holds it. */
-  private fifos: { stdout: string; stderr: string } | undefined;
-  private fifoGeneration = 0;
-  /** Readers still draining FIFOs that background jobs hold open. */
-  private readonly lingering = new Set<FifoReader>();
 
   constructor(private readonly options: SessionOptions) {
     this.id = options.id;
@@ -175,6 +121,29 @@ export class ShellSession {
     this.log = options.log;
     this.dir = fs.mkdtempSync(path.join(options.tmpRoot ?? os.tmpdir(), 'nextai-terminal-'));
     fs.chmodSync(this.dir, 0o700);
+    const context: SessionContext = {
+      id: this.id,
+      dir: this.dir,
+      platform: options.platform,
+      outputCap: options.outputCap,
+      processes: options.processes,
+      isKilled: () => this.killed,
+      cwd: () => this.cwd(),
+      setLastCwd: (cwd) => {
+        this.lastCwd = cwd;
+      },
+      setRestartReason: (reason) => {
+        this.restartReason = reason;
+      },
+      terminalText: () => this.terminalText,
+      resetTerminal: () => this.resetTerminal(),
+      waitForTerminal: (marker, ms) => this.waitForTerminal(marker, ms),
+      resync: (shell) => this.resync(shell),
+      endShell: (shell) => this.endShell(shell),
+      stopCall: (shell, since, why, timeoutMs) => this.stopCall(shell, since, why, timeoutMs),
+    };
+    this.calls =
+      options.shell.kind === 'posix' ? new PosixCalls(context, options.shell.name) : new PowerShellCalls(context);
   }
 
   get pid(): number | undefined {
@@ -204,7 +173,7 @@ export class ShellSession {
     return this.enqueue(request.signal, async () => {
       const notices: string[] = [];
       await this.ensureShell(notices);
-      const result = this.shell.kind === 'posix' ? await this.runPosix(request) : await this.runPowerShell(request);
+      const result = await this.calls.run(this.current as ShellProcess, request);
       const undone = this.options.launcher?.afterCall?.() ?? [];
       return { ...result, notices: [...notices, ...result.notices, ...undone] };
     });
@@ -221,8 +190,7 @@ export class ShellSession {
       });
       current.pty.kill();
     }
-    for (const reader of this.lingering) reader.close();
-    this.lingering.clear();
+    this.calls.close();
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -311,14 +279,13 @@ export class ShellSession {
     });
     this.current = child;
     this.lastCwd = cwd;
-    this.fifos = undefined;
+    this.calls.shellStarted();
 
     const ready = randomMarker('READY');
-    const initFile = path.join(this.dir, this.shell.kind === 'posix' ? 'init.sh' : 'init.ps1');
-    const init = this.shell.kind === 'posix' ? posixInitScript(this.shell.name, ready) : powershellInitScript(ready);
-    fs.writeFileSync(initFile, init, { mode: 0o600 });
+    const initFile = path.join(this.dir, this.calls.initFileName);
+    fs.writeFileSync(initFile, this.calls.initScript(ready), { mode: 0o600 });
     this.resetTerminal();
-    spawned.write(this.shell.kind === 'posix' ? posixSourceLine(initFile) : powershellSourceLine(initFile));
+    spawned.write(this.calls.sourceLine(initFile));
     const started = await Promise.race([this.waitForTerminal(ready, START_TIMEOUT_MS), child.exited.then(() => false)]);
     if (!started) {
       const output = this.terminalText.trim().slice(-500);
@@ -380,127 +347,11 @@ export class ShellSession {
     });
   }
 
-  private async fifoPair(): Promise<{ stdout: string; stderr: string }> {
-    if (this.fifos) return this.fifos;
-    this.fifoGeneration += 1;
-    const pair = {
-      stdout: path.join(this.dir, `stdout-${this.fifoGeneration}`),
-      stderr: path.join(this.dir, `stderr-${this.fifoGeneration}`),
-    };
-    await runCommand('mkfifo', ['-m', '600', pair.stdout, pair.stderr], {
-      timeoutMs: 5_000,
-      installHint: 'It is part of coreutils.',
-    });
-    this.fifos = pair;
-    return pair;
-  }
-
-  private async runPosix(request: CallRequest): Promise<CallResult> {
-    const shell = this.current as ShellProcess;
-    const fifos = await this.fifoPair();
-    const marker = randomMarker('END');
-    const commandFile = path.join(this.dir, 'command.sh');
-    const callFile = path.join(this.dir, 'call.sh');
-    fs.writeFileSync(commandFile, `${request.command}\n`, { mode: 0o600 });
-    fs.writeFileSync(
-      callFile,
-      posixCallScript({
-        commandFile,
-        stdoutFifo: fifos.stdout,
-        stderrFifo: fifos.stderr,
-        workingDir: request.workingDir,
-        exactDir: request.exactDir,
-        marker,
-      }),
-      { mode: 0o600 },
-    );
-    const stdout = new FifoReader(fifos.stdout, marker, true, this.options.outputCap);
-    const stderr = new FifoReader(fifos.stderr, marker, false, this.options.outputCap);
-    const done = Promise.all([stdout.marked, stderr.marked]).then(([trailer]) => trailer);
-    const since = this.options.processes.callStart();
-    this.resetTerminal();
-    shell.pty.write(posixSourceLine(callFile));
-
-    const notices: string[] = [];
-    // Both streams at end-of-file without their markers: the shell closed them by leaving the call
-    // file early. Linux only: there a FIFO reports no end-of-file before its first writer came.
-    const bothEnded =
-      this.options.platform === 'linux' ? Promise.all([stdout.ended, stderr.ended]).then(() => undefined) : undefined;
-    let outcome = await waitForOutcome(done, shell.exited, request, bothEnded);
-    // Taken now: what follows (an interrupt, a resync marker) is the host's own doing.
-    const terminal = this.terminalText;
-    if (outcome.kind === 'abandoned') {
-      outcome = await this.afterAbandoned(shell, stdout, stderr, notices);
-    }
-    if (isStop(outcome)) {
-      notices.push(...(await this.stopCall(shell, since, outcome.kind, request.timeoutMs)));
-    }
-    // After a stop, the shell may still have finished the call file: its directory is known then.
-    const trailer = stdout.hasMarker && stderr.hasMarker ? await done : undefined;
-    if (this.killed) {
-      await Promise.race([Promise.all([stdout.ended, stderr.ended]), delay(EXIT_DRAIN_MS)]);
-      notices.push(`Session "${this.id}" was killed while the command ran.`);
-    } else if (shell.exit) {
-      // The streams end when the shell's last writer is gone; background jobs may hold them.
-      await Promise.race([Promise.all([stdout.ended, stderr.ended]), delay(EXIT_DRAIN_MS)]);
-      if (!isStop(outcome)) {
-        notices.push(
-          `The command ended the shell of session "${this.id}" (${describeExit(shell.exit)}); ` +
-            'the next call in this session starts a new shell.',
-        );
-        this.restartReason = 'the previous command ended the old one';
-      }
-    } else {
-      await Promise.race([Promise.all([stdout.ended, stderr.ended]), delay(EOF_GRACE_MS)]);
-    }
-    stdout.flush();
-    stderr.flush();
-    this.releaseFifos(stdout, stderr);
-    if (trailer) this.lastCwd = trailer.cwd;
-    else this.lastCwd = this.cwd() ?? this.lastCwd;
-
-    const terminalNotice = describeTerminalText(terminal, posixSourceLine(callFile));
-    if (terminalNotice) notices.push(terminalNotice);
-    let exitCode: number | null = null;
-    if (outcome.kind === 'abandoned') exitCode = outcome.status;
-    else if (trailer) exitCode = trailer.status;
-    else if (shell.exit) exitCode = exitStatus(shell.exit);
-    return finish(outcome, stdout.collector.result(), stderr.collector.result(), { exitCode, notices });
-  }
-
-  /**
-   * The shell closed the call's streams without writing the end markers. Either they came after
-   * all (a race with end-of-file), or the shell is exiting, or it was interrupted and is reading
-   * input again: then its `$?` is the command's status (130 after SIGINT).
-   */
-  private async afterAbandoned(
-    shell: ShellProcess,
-    stdout: FifoReader,
-    stderr: FifoReader,
-    notices: string[],
-  ): Promise<Outcome> {
-    if (stdout.hasMarker && stderr.hasMarker) return { kind: 'done' };
-    const status = await this.resync(shell);
-    if (shell.exit) return { kind: 'exit' };
-    if (status !== undefined) {
-      notices.push(
-        `The shell stopped running the command before its end (status ${status}; an interrupt such as ` +
-          `\`kill -INT $$\` does this), so output written after that point is not shown. Session "${this.id}" is still running.`,
-      );
-      return { kind: 'abandoned', status };
-    }
-    await this.endShell(shell);
-    notices.push(
-      `The shell of session "${this.id}" stopped running the command before its end and then did not respond, ` +
-        'so the session was ended; the next call starts a new shell.',
-    );
-    this.restartReason = 'the old one stopped responding';
-    return { kind: 'exit' };
-  }
-
   /**
    * Waits until the shell reads input again and resolves with its `$?`, or undefined when it does
    * not answer within RESYNC_MS. `interrupt` sends SIGINT first; `between` runs while waiting.
+   * The line typed is a POSIX one: PowerShell runs on Windows only, whose process control cannot
+   * spare the shell (keepsShell), so stopCall never resyncs a PowerShell session.
    */
   private async resync(
     shell: ShellProcess,
@@ -540,12 +391,7 @@ export class ShellSession {
 
   /** The status printed after `marker` by posixResyncLine, once it appears on the pty. */
   private async waitForStatus(shell: ShellProcess, marker: string, ms: number): Promise<number | undefined> {
-    const pattern = new RegExp(`${marker}(\\d+)\r?\n`);
-    const found = await Promise.race([
-      this.watchTerminal((text) => pattern.exec(text)?.[1], ms),
-      shell.exited.then(() => undefined),
-    ]);
-    return found === undefined ? undefined : Number(found);
+    return Promise.race([this.watchTerminal(resyncStatusFinder(marker), ms), shell.exited.then(() => undefined)]);
   }
 
   /** Ends the shell and everything in its session (it did not respond). */
@@ -570,12 +416,7 @@ export class ShellSession {
    * the process control cannot spare the shell (Windows), the session ends and the next call
    * restarts it.
    */
-  private async stopCall(
-    shell: ShellProcess,
-    since: number,
-    why: 'timeout' | 'abort',
-    timeoutMs: number,
-  ): Promise<string[]> {
+  private async stopCall(shell: ShellProcess, since: number, why: StopReason, timeoutMs: number): Promise<string[]> {
     const what = why === 'timeout' ? `did not finish within ${timeoutMs} ms` : 'was stopped (the call was cancelled)';
     const notices: string[] = [];
     const processes = this.options.processes;
@@ -629,179 +470,6 @@ export class ShellSession {
     this.restartReason = 'the previous command could not be stopped without ending the old one';
     return notices;
   }
-
-  /** FIFOs that reached end-of-file are reused; others keep draining and the next call gets a new pair. */
-  private releaseFifos(...readers: FifoReader[]): void {
-    let clean = true;
-    for (const reader of readers) {
-      if (reader.hasEnded) continue;
-      clean = false;
-      this.lingering.add(reader);
-      void reader.ended.then(() => this.lingering.delete(reader));
-    }
-    if (!clean && this.fifos) {
-      // Unlinked now; the readers and the background jobs keep their open ends.
-      for (const fifo of [this.fifos.stdout, this.fifos.stderr]) fs.rmSync(fifo, { force: true });
-      this.fifos = undefined;
-    }
-  }
-
-  private async runPowerShell(request: CallRequest): Promise<CallResult> {
-    const shell = this.current as ShellProcess;
-    const marker = randomMarker('END');
-    const files = {
-      commandFile: path.join(this.dir, 'command.ps1'),
-      stdoutFile: path.join(this.dir, 'stdout.txt'),
-      stderrFile: path.join(this.dir, 'stderr.txt'),
-      statusFile: path.join(this.dir, 'status.txt'),
-    };
-    const callFile = path.join(this.dir, 'call.ps1');
-    for (const file of [files.stdoutFile, files.stderrFile, files.statusFile]) fs.rmSync(file, { force: true });
-    fs.writeFileSync(files.commandFile, `${request.command}\r\n`, { mode: 0o600 });
-    fs.writeFileSync(callFile, powershellCallScript({ ...files, workingDir: request.workingDir, marker }), {
-      mode: 0o600,
-    });
-    const since = this.options.processes.callStart();
-    this.resetTerminal();
-    shell.pty.write(powershellSourceLine(callFile));
-    const done = this.waitForTerminal(marker, request.timeoutMs + 1).then((seen) => {
-      if (!seen) return new Promise<never>(() => undefined);
-    });
-    const outcome = await waitForOutcome(done, shell.exited, request);
-    const notices: string[] = [];
-    if (isStop(outcome)) {
-      notices.push(...(await this.stopCall(shell, since, outcome.kind as 'timeout' | 'abort', request.timeoutMs)));
-    } else if (outcome.kind === 'exit') {
-      notices.push(
-        `The command ended the shell of session "${this.id}" (${describeExit(shell.exit as ShellExit)}); ` +
-          'the next call in this session starts a new shell.',
-      );
-      this.restartReason = 'the previous command ended the old one';
-    }
-    let exitCode: number | null = null;
-    if (outcome.kind === 'done') {
-      const [code, ...cwd] = readText(files.statusFile).split('\n');
-      exitCode = Number.parseInt(code ?? '', 10);
-      if (cwd.length > 0) this.lastCwd = cwd.join('\n').trim();
-    } else if (outcome.kind === 'exit') {
-      exitCode = exitStatus(shell.exit as ShellExit);
-    }
-    return finish(
-      outcome,
-      readCapped(files.stdoutFile, this.options.outputCap),
-      readCapped(files.stderrFile, this.options.outputCap),
-      {
-        exitCode: Number.isNaN(exitCode) ? null : exitCode,
-        notices,
-      },
-    );
-  }
-}
-
-function waitForOutcome(
-  done: Promise<unknown>,
-  exited: Promise<unknown>,
-  request: CallRequest,
-  abandoned?: Promise<unknown>,
-): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => settle({ kind: 'timeout' }), request.timeoutMs);
-    const onAbort = () => settle({ kind: 'abort' });
-    const settle = (outcome: Outcome) => {
-      clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onAbort);
-      resolve(outcome);
-    };
-    if (request.signal?.aborted) {
-      settle({ kind: 'abort' });
-      return;
-    }
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    void done.then(() => settle({ kind: 'done' }));
-    void exited.then(() => settle({ kind: 'exit' }));
-    // The status is asked from the shell afterwards (afterAbandoned).
-    void abandoned?.then(() => settle({ kind: 'abandoned', status: -1 }));
-  });
-}
-
-const isStop = (outcome: Outcome) => outcome.kind === 'timeout' || outcome.kind === 'abort';
-
-function finish(
-  outcome: Outcome,
-  stdout: CapturedText,
-  stderr: CapturedText,
-  rest: { exitCode: number | null; notices: string[] },
-): CallResult {
-  return {
-    stdout: stdout.text,
-    stderr: stderr.text,
-    exitCode: isStop(outcome) ? null : rest.exitCode,
-    timedOut: outcome.kind === 'timeout',
-    aborted: outcome.kind === 'abort',
-    truncated: stdout.truncated || stderr.truncated,
-    notices: rest.notices,
-  };
-}
-
-/** A shell's exit as a shell would report it: 128 + the signal when it was killed. */
-function exitStatus(exit: ShellExit): number {
-  return exit.signal ? 128 + exit.signal : exit.exitCode;
-}
-
-function describeExit(exit: ShellExit): string {
-  return exit.signal ? `killed by signal ${exit.signal}` : `exit code ${exit.exitCode}`;
-}
-
-/** What a program wrote to /dev/tty itself, as a notice (the host's own typed line removed). */
-function describeTerminalText(text: string, typedLine: string): string | undefined {
-  const cleaned = text
-    .replaceAll('\r', '')
-    .split('\n')
-    .filter((line) => line !== typedLine.trimEnd())
-    .join('\n')
-    .trim();
-  if (cleaned === '') return undefined;
-  const shown = cleaned.length > TERMINAL_TEXT_CAP ? `…${cleaned.slice(-TERMINAL_TEXT_CAP)}` : cleaned;
-  return (
-    'Something wrote to the terminal directly, not to stdout or stderr (a program asking for a password or ' +
-    `a confirmation does this; it cannot be answered here, stdin is empty): ${shown}`
-  );
-}
-
-function readText(file: string): string {
-  try {
-    return withoutByteOrderMark(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return '';
-  }
-}
-
-/** A file's text by its head and tail only, however large it is. */
-function readCapped(file: string, cap: number | undefined): CapturedText {
-  const collector = new OutputCollector(cap);
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return collector.result();
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const read = (length: number, position: number) => {
-      const buffer = Buffer.alloc(length);
-      const count = fs.readSync(fd, buffer, 0, length, position);
-      return buffer.subarray(0, count);
-    };
-    if (size <= collector.cap) {
-      collector.push(read(size, 0));
-    } else {
-      collector.pushHeadAndTail(read(collector.headCap, 0), read(collector.tailCap, size - collector.tailCap), size);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  const result = collector.result();
-  return { ...result, text: withoutByteOrderMark(result.text) };
 }
 
 function isDirectory(candidate: string): boolean {
@@ -819,10 +487,6 @@ function interrupt(shell: ShellProcess): void {
   } catch {
     // ESRCH: already gone.
   }
-}
-
-function delay(ms: number): Promise<false> {
-  return new Promise((resolve) => setTimeout(() => resolve(false), ms));
 }
 
 /** Waits for `previous`, or throws as soon as `signal` aborts. */
