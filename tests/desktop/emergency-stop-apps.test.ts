@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { runCli, startCli } from '../support/cli.js';
 import { makeHome, type TestHome } from '../support/home.js';
@@ -81,15 +81,16 @@ function stillRunning(procs: Proc[]): Proc[] {
   return procs.filter((proc) => now.some((other) => other.pid === proc.pid && other.start === proc.start));
 }
 
-async function until<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Polls `probe` every 50 ms, for at most 10 s, until it gives a value (not undefined); returns it. */
+const until = <T>(probe: () => T | undefined, what: string) =>
+  vi.waitFor(
+    () => {
+      const value = probe();
+      if (value === undefined) throw new Error(`waiting for ${what}`);
+      return value;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 
 /**
  * A fresh NEXTAI_HOME and home folder (HOME: `~` of the daemon and of what it starts), with its
@@ -157,10 +158,9 @@ describe('the emergency stop ends the apps the agent launched', () => {
 
     const t0 = Date.now();
     const report = await engageStop(env);
-    await until(() => (stillRunning(procs).length === 0 ? true : undefined), 'the app to be gone', 3_000).catch(
-      () => undefined,
-    );
-    expect(stillRunning(procs)).toEqual([]);
+    await expect
+      .poll(() => stillRunning(procs), { timeout: 3_000, interval: 50, message: 'waiting for the app to be gone' })
+      .toEqual([]);
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(report).toContain('apps the agent started, ended: 1');
   });
@@ -172,17 +172,16 @@ describe('the emergency stop ends the apps the agent launched', () => {
     // Writing to ~ (outside the allowed folders) makes it ask to leave the sandbox; the person agrees.
     const script = `touch ~/outside-marker; sleep ${tag} & setsid sleep ${tag} & wait`;
     const call = startCli(['tool', 'app_launch', JSON.stringify({ name: 'sh', args: ['-c', script] })], env);
-    const pending = await (async () => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+    const pending = await vi.waitFor(
+      async () => {
         const listed = await runCli(['approvals', 'list', '--json'], env);
         const entries = JSON.parse(listed.stdout || '[]') as { id: string; tool: string }[];
         const found = entries.find((entry) => entry.tool === 'app_launch');
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no approval request: ${JSON.stringify(call.output())}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    })();
+        if (!found) throw new Error(`waiting for the approval request: ${JSON.stringify(call.output())}`);
+        return found;
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     const approved = await runCli(['approvals', 'approve', pending.id], env);
     expect(approved.code, approved.stderr).toBe(0);
     await call.exited;
@@ -194,10 +193,9 @@ describe('the emergency stop ends the apps the agent launched', () => {
     expect(new Set(procs.filter((proc) => proc.args.includes(tag)).map((proc) => proc.sid)).size).toBe(2);
 
     const report = await engageStop(env);
-    await until(() => (stillRunning(procs).length === 0 ? true : undefined), 'the app to be gone', 3_000).catch(
-      () => undefined,
-    );
-    expect(stillRunning(procs)).toEqual([]);
+    await expect
+      .poll(() => stillRunning(procs), { timeout: 3_000, interval: 50, message: 'waiting for the app to be gone' })
+      .toEqual([]);
     expect(report).toContain('apps the agent started, ended: 1');
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Desktop } from '../../native-host/src/platform/desktop.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
@@ -49,19 +49,16 @@ afterAll(async () => {
 
 const x = (args: string[]) => runCommand('xdotool', args, { env: { DISPLAY: server.display } });
 
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 8000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Polls `probe` every 25 ms, for at most 8 s, until it gives a value (not undefined); returns it. */
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+  vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`waiting for ${what}`);
+      return value;
+    },
+    { timeout: 8000, interval: 25 },
+  );
 
 async function focus(windowId: string): Promise<void> {
   await x(['windowactivate', '--sync', windowId]).catch(() => undefined);

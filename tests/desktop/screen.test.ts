@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import sharp, { type OutputInfo } from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { Desktop, Rect } from '../../native-host/src/platform/desktop.js';
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
@@ -141,15 +141,16 @@ async function findCjkFont(): Promise<string> {
   return font;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Polls `probe` every 50 ms, for at most 10 s, until it gives a value (not undefined); returns it. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>) =>
+  vi.waitFor(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`waiting for ${what}`);
+      return value;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 
 async function absolutePosition(windowId: string): Promise<{ x: number; y: number }> {
   const { stdout } = await runCommand('xwininfo', ['-id', windowId], { env: { DISPLAY: server.display } });

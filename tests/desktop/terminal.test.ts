@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { AppError } from '@nextai/shared';
 import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
@@ -65,13 +65,14 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitFor(condition: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls `condition` every 20 ms until it holds, for at most 5 s. */
+const waitFor = (condition: () => boolean, what: string) =>
+  vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`waiting for ${what}`);
+    },
+    { timeout: 5_000, interval: 20 },
+  );
 
 /** Pids of live processes whose command line contains `text`. */
 function processesWith(text: string): number[] {

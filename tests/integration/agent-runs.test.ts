@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import type { DaemonEvent, RunView } from '@nextai/shared';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
@@ -76,16 +76,18 @@ async function connect(env: NodeJS.ProcessEnv): Promise<DaemonClient> {
   return connected;
 }
 
-async function until(id: string, states: RunView['state'][], timeoutMs = 15_000): Promise<RunView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { run } = await (client as DaemonClient).peer.request('runs.get', { id });
-    if (states.includes(run.state)) return run;
-    if (Date.now() > deadline)
-      throw new Error(`run ${id} is ${run.state}, not ${states.join('|')}: ${JSON.stringify(run)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls the run every 20 ms, for at most 15 s, until it is in one of `states`; returns it. */
+const until = (id: string, states: RunView['state'][]): Promise<RunView> =>
+  vi.waitFor(
+    async () => {
+      const { run } = await (client as DaemonClient).peer.request('runs.get', { id });
+      if (!states.includes(run.state)) {
+        throw new Error(`waiting for run ${id} to be ${states.join('|')}; it is ${run.state}: ${JSON.stringify(run)}`);
+      }
+      return run;
+    },
+    { timeout: 15_000, interval: 20 },
+  );
 
 /** Text of every block in the last message of an Anthropic request. */
 function lastMessageText(request: RecordedRequest | undefined): string {

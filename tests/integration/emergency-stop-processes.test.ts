@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { AGENT_PROCESS_ENV } from '@nextai/shared';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { Daemon } from '../../native-host/src/daemon/daemon.js';
 import { createLogger } from '../../native-host/src/core/logger.js';
@@ -85,13 +85,14 @@ function statOf(pid: number): { ppid: number; sid: number } {
   return { ppid: Number(fields[1]), sid: Number(fields[3]) };
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Polls `condition` every 25 ms until it holds, for at most 10 s. */
+const until = (condition: () => boolean, what: string) =>
+  vi.waitFor(
+    () => {
+      if (!condition()) throw new Error(`waiting for ${what}`);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
 
 async function startDaemon(paths: DataPaths): Promise<Daemon> {
   const daemon = await Daemon.start({
@@ -158,7 +159,7 @@ describe('the emergency stop ends what the agent’s shells started', () => {
     );
     expect(ran, JSON.stringify(ran)).toMatchObject({ ok: true, output: { stdout: 'started\n', sandbox: 'confined' } });
     const agents = [job, loner, nested, unmarked];
-    await until(() => [...agents, ...others].every((seconds) => sleeping(seconds).length === 1), 'to start');
+    await until(() => [...agents, ...others].every((seconds) => sleeping(seconds).length === 1), 'the sleeps to start');
 
     const report = await started.emergency.engage('test', PERSON);
     expect(report.already_active).toBe(false);
@@ -186,7 +187,10 @@ describe('the emergency stop ends what the agent’s shells started', () => {
     );
     expect(ran, JSON.stringify(ran)).toMatchObject({ ok: true, output: { stdout: 'started\n' } });
     expect(fs.existsSync(path.join(personHome, 'outside')), JSON.stringify(ran)).toBe(true);
-    await until(() => [job, loner, nested, hangup].every((seconds) => sleeping(seconds).length === 1), 'to start');
+    await until(
+      () => [job, loner, nested, hangup].every((seconds) => sleeping(seconds).length === 1),
+      'the sleeps to start',
+    );
     // The setsid jobs left the shell's session, and their parent is gone (re-parented away from it).
     const shellSession = statOf(sleeping(job)[0]!).sid;
     for (const seconds of [loner, nested]) {
@@ -196,7 +200,10 @@ describe('the emergency stop ends what the agent’s shells started', () => {
     }
     // A call still running when the stop comes, with a job of its own in a session of its own.
     const inFlight = run(started, `touch ~/outside; setsid sleep ${runningLoner} & sleep ${running}`);
-    await until(() => sleeping(running).length === 1 && sleeping(runningLoner).length === 1, 'the running call');
+    await until(
+      () => sleeping(running).length === 1 && sleeping(runningLoner).length === 1,
+      'the running call to start',
+    );
 
     const report = await started.emergency.engage('test', PERSON);
     expect(report.aborted_calls).toBe(1);
@@ -212,7 +219,7 @@ describe('the emergency stop ends what the agent’s shells started', () => {
     const first = await startDaemon(paths);
     const [loner, nested] = [tag(), tag()];
     await run(first, `touch ~/outside; setsid sleep ${loner} & (setsid sleep ${nested} &); echo started`);
-    await until(() => sleeping(loner).length === 1 && sleeping(nested).length === 1, 'to start');
+    await until(() => sleeping(loner).length === 1 && sleeping(nested).length === 1, 'the sleeps to start');
     // The daemon's own end closes its shells; what left their sessions runs on.
     await stopDaemon(first);
     expect(sleeping(loner)).toHaveLength(1);

@@ -38,8 +38,10 @@ async function show(
   return (parsed.run ?? parsed) as never;
 }
 
+/** Polls the run every 100 ms, for at most 20 s, until it is in `state`. */
 async function until(id: string, state: string): Promise<void> {
-  await expect.poll(async () => (await show(id)).state, { timeout: 20_000, interval: 100 }).toBe(state);
+  const message = `waiting for run ${id} to be ${state}`;
+  await expect.poll(async () => (await show(id)).state, { timeout: 20_000, interval: 100, message }).toBe(state);
 }
 
 it('pauses a run, takes a new instruction while paused, and resumes it to the end', async () => {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { AGENT_PROCESS_ENV } from '@nextai/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import {
   agentMarkFor,
@@ -233,14 +233,6 @@ function sleeping(seconds: string): number[] {
   return rows;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 function start(script: string, mark: string | undefined): void {
   const environment: NodeJS.ProcessEnv = { PATH: process.env.PATH };
   if (mark !== undefined) environment[AGENT_PROCESS_ENV] = mark;
@@ -260,7 +252,14 @@ describe.runIf(onLinux)('endMarkedProcesses with real processes', () => {
     // The person's own program, and another NextAI's (another data directory).
     start(`exec sleep ${seconds(4)}`, undefined);
     start(`exec sleep ${seconds(5)}`, 'nx-someone-else');
-    await until(() => [1, 2, 3, 4, 5].every((n) => sleeping(seconds(n)).length === 1), 'the processes to start');
+    await vi.waitFor(
+      () => {
+        if (![1, 2, 3, 4, 5].every((n) => sleeping(seconds(n)).length === 1)) {
+          throw new Error('waiting for the processes to start');
+        }
+      },
+      { timeout: 5_000, interval: 20 },
+    );
     const [escaped] = sleeping(seconds(1));
     expect(fs.readFileSync(`/proc/${escaped}/stat`, 'latin1')).not.toContain(` ${process.pid} `);
 

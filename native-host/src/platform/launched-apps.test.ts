@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import type { RunResult } from '../core/subprocess.js';
 import type { CommandSpec } from './command-exec.js';
@@ -47,13 +47,14 @@ async function groupMembers(id: number): Promise<number[]> {
   return rows.filter((row) => !row.zombie && (row.pgid === id || row.sid === id)).map((row) => row.pid);
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls `condition` every 20 ms until it holds, for at most `timeout` ms. */
+const until = (condition: () => Promise<boolean>, what: string, timeout = 5000) =>
+  vi.waitFor(
+    async () => {
+      if (!(await condition())) throw new Error(`waiting for ${what}`);
+    },
+    { timeout, interval: 20 },
+  );
 
 describe.runIf(onLinux)('LaunchedApps on Linux, with real processes', () => {
   it('ends an app, the processes in its group and one that left for a session of its own', async () => {
@@ -62,16 +63,20 @@ describe.runIf(onLinux)('LaunchedApps on Linux, with real processes', () => {
     const pid = launch('sleep 300 & sleep 300 & setsid sleep 301 & wait');
     apps.add(pid, 'busy');
     await until(async () => (await groupMembers(pid)).length >= 3, 'the children to start');
-    let loner: ProcessRow | undefined;
-    await until(async () => {
-      loner = (await procTable().rows()).find((entry) => entry.ppid === pid && entry.sid !== pid && !entry.zombie);
-      return loner !== undefined;
-    }, 'the child in a session of its own');
+    const loner = await vi.waitFor(
+      async () => {
+        const rows = await procTable().rows();
+        const found = rows.find((entry) => entry.ppid === pid && entry.sid !== pid && !entry.zombie);
+        if (!found) throw new Error('waiting for the child in a session of its own');
+        return found;
+      },
+      { timeout: 5000, interval: 20 },
+    );
 
     const report = await apps.endAll();
     expect(report).toEqual({ ended: 1, still_running: 0, names: ['busy'] });
     expect(await groupMembers(pid)).toEqual([]);
-    const after = (await procTable().rows()).find((entry) => entry.pid === loner!.pid && entry.start === loner!.start);
+    const after = (await procTable().rows()).find((entry) => entry.pid === loner.pid && entry.start === loner.start);
     expect(after === undefined || after.zombie).toBe(true);
   });
 

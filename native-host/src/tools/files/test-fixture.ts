@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import { securityConfigSchema, type EventData, type SecurityConfig } from '@nextai/shared';
 
@@ -77,15 +76,4 @@ export function fileFixture(
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
-}
-
-/** Polls `condition` until it holds or the deadline passes (no fixed sleeps). */
-export async function waitFor<T>(condition: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = condition();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(10);
-  }
 }

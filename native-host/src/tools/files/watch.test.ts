@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import type { AppError, EventData } from '@nextai/shared';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { callTool } from '../test-support.js';
 import { createFileHandlers } from './index.js';
-import { fileFixture, waitFor, type FileFixture } from './test-fixture.js';
+import { fileFixture, type FileFixture } from './test-fixture.js';
 
 let fixture: FileFixture;
 let group: ReturnType<typeof createFileHandlers>;
@@ -26,9 +26,19 @@ const watch = async (input: Record<string, unknown>) =>
 
 const changesOf = (file: string) => fixture.events.filter((event) => event.path === file).map((event) => event.change);
 
+/** Polls `changes` every 10 ms, for at most 5 s, until it has `count` entries; returns them. */
+const settleOn = (changes: () => string[], count: number, what: string) =>
+  vi.waitFor(
+    () => {
+      const seen = changes();
+      if (seen.length < count) throw new Error(`waiting for ${what}`);
+      return seen;
+    },
+    { timeout: 5000, interval: 10 },
+  );
+
 /** Waits until `file` has had `count` events and returns its changes. */
-const settle = (file: string, count: number) =>
-  waitFor(() => changesOf(file).length >= count && changesOf(file), `${count} event(s) for ${file}`);
+const settle = (file: string, count: number) => settleOn(() => changesOf(file), count, `${count} event(s) for ${file}`);
 
 describe('file_watch', () => {
   it('reports create, modify and delete of a file in a watched folder, in order', async () => {
@@ -102,13 +112,13 @@ describe('file_watch', () => {
     const of = (id: string | undefined) =>
       fixture.events.filter((event) => event.watch_id === id && event.path === file).map((event) => event.change);
     fs.writeFileSync(file, '1');
-    await waitFor(() => of(everything.watch_id).length === 1, 'the create');
+    await settleOn(() => of(everything.watch_id), 1, 'the create');
     fs.appendFileSync(file, '2');
-    await waitFor(() => of(everything.watch_id).length === 2, 'the modify');
+    await settleOn(() => of(everything.watch_id), 2, 'the modify');
     fs.unlinkSync(file);
-    await waitFor(() => of(everything.watch_id).length === 3, 'the delete');
+    await settleOn(() => of(everything.watch_id), 3, 'the delete');
     expect(of(everything.watch_id)).toEqual(['create', 'modify', 'delete']);
-    await waitFor(() => of(deletes.watch_id).length === 1, 'the filtered delete');
+    await settleOn(() => of(deletes.watch_id), 1, 'the filtered delete');
     expect(of(deletes.watch_id)).toEqual(['delete']);
   });
 
