@@ -16,7 +16,7 @@ export default defineConfig({
     description: 'A local AI agent for your own computer: chat, approvals and desktop control.',
     version: VERSION,
     // activeTab: a right-click on a page gives the draft the tab's title as well as its URL.
-    // Browser tools (issue #7): scripting runs the page agent in tabs the agent opened or was
+    // Browser tools: scripting runs the page agent in tabs the agent opened or was
     // given; tabs, webNavigation and webRequest (observe-only) follow their loading; declarative-
     // NetRequest enforces the domain policy on every navigation of those tabs. No `debugger`.
     permissions: [
@@ -33,7 +33,7 @@ export default defineConfig({
     ],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'NextAI Agent' },
-    // The emergency stop from the keyboard, wherever the focus is in the browser (issue #6).
+    // The emergency stop from the keyboard, wherever the focus is in the browser.
     commands: {
       'emergency-stop': {
         suggested_key: { default: 'Alt+Shift+S' },

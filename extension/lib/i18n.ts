@@ -1,5 +1,5 @@
 /**
- * Strings of the extension's pages, in the two languages the product ships (issue #6): every
+ * Strings of the extension's pages, in the two languages the product ships: every
  * string lives in a bundle under lib/messages/, one per part of the panel, English and Chinese
  * side by side; the type check refuses a key missing in either language. The page follows the
  * browser language unless the person chose one in settings.

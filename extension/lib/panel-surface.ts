@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Where one of NextAI's pages (the side panel, or a page of the extension in a tab) is on the
  * screen and whether it has the keyboard focus, as the page itself can tell. The background turns
  * it into screen rectangles with the window's current bounds and tells the daemon, which keeps the
- * agent's clicks and keys away from it (issue #16).
+ * agent's clicks and keys away from it (a click there could answer an approval).
  */
 export const panelSurfaceSchema = z.object({
   /** A side panel (or Firefox sidebar), or a page of the extension open in a tab. */

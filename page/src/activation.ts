@@ -1,7 +1,7 @@
 /**
  * What an action sets off, in one place for the code that does it (interact.ts) and the code that
  * says whether a person must approve it (classify.ts): when the two disagree, a page can dress a
- * sign-in or a payment up as something harmless (issue #7).
+ * sign-in or a payment up as something harmless.
  */
 import type { KeySpec } from './events.js';
 import { composedParent, isInput, isSelect, isTextArea, tag } from './dom.js';

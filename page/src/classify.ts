@@ -1,5 +1,5 @@
 /**
- * Which page actions a person must always approve when the agent does them (issue #7): submitting
+ * Which page actions a person must always approve when the agent does them: submitting
  * credential or payment forms, sending messages, downloading files, typing passwords or card
  * numbers, uploading local files. The policy in the daemon makes the decision; this only says
  * what the target is, from what the page itself shows.

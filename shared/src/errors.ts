@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   NOT_FOUND: -32042,
   INVALID_ARGUMENT: -32043,
 
-  /** Browser tools (issue #7): what a model can act on when a page does not do what it expected. */
+  /** Browser tools: what a model can act on when a page does not do what it expected. */
   STALE_REF: -32060,
   AMBIGUOUS_TARGET: -32061,
   NOT_ACTIONABLE: -32062,

@@ -1,5 +1,5 @@
 /**
- * Browser tools (issue #7), on the fixture site in one real Chromium with the extension loaded:
+ * Browser tools, on the fixture site in one real Chromium with the extension loaded:
  *   - action dispatch: the page agent's click and fill (resolve the target, check it, dispatch the
  *     events in order) as the extension runs it (service worker → chrome.scripting → the page and
  *     back) and as the daemon's headless path runs it (CDP, isolated world), against Playwright's

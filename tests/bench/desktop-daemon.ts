@@ -2,7 +2,7 @@
  * The daemon as a separate process on a real X server (Xvfb 1920×1080 + openbox): its resident
  * memory idle and after 100 screenshots, and screenshots through the whole path (socket, policy,
  * audit, handler; large images fetched back with `blobs.read` as a client would).
- * Goals (issue #4): idle RSS ≤ 120 MB, after 100 screenshots ≤ 300 MB. Prints; asserts nothing.
+ * Goals: idle RSS ≤ 120 MB, after 100 screenshots ≤ 300 MB. Prints; asserts nothing.
  */
 import fs from 'node:fs';
 

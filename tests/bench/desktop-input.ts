@@ -1,5 +1,5 @@
 /**
- * Input bench (issue #4), under its own Xvfb + openbox:
+ * Input bench, under its own Xvfb + openbox:
  *   - click dispatch through the real `left_click` handler (screen-space mapping from a half-scale
  *     screenshot frame, the Linux adapter's XTEST connection, waiting until the server has
  *     processed press and release), at points spread over an xev window;

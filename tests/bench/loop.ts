@@ -1,5 +1,5 @@
 /**
- * Agent loop overhead per step (issue #5), against the real daemon as its own process, with the
+ * Agent loop overhead per step, against the real daemon as its own process, with the
  * scripted fake model server answering instantly (ANTHROPIC_BASE_URL), so what is measured is the
  * loop itself: building the model request, the HTTP round trip and stream parsing, the policy
  * chokepoint and the tool, the intent/result/checkpoint writes at synchronous=FULL, the events.
@@ -12,7 +12,8 @@
  * the observation. The model baseline is the same requests (bodies as the daemon sent them)
  * replayed from this process to the fake server: HTTP round trip plus the server's own work; the
  * loop overhead of a step is the step minus the replay of its request.
- * Goals: ≤ 20 ms a step without a screenshot, ≤ 150 ms with one (seed target < 3 s).
+ * Goals: ≤ 20 ms a step without a screenshot, ≤ 150 ms with one (a whole step, model included,
+ * should stay under 3 s).
  * Prints medians and ratios; asserts nothing. BENCH_LOOP_STEPS / BENCH_LOOP_SCREEN_STEPS change the
  * number of turns; BENCH_LOOP_CPU_PROF=<dir> makes each daemon write a V8 CPU profile there.
  */

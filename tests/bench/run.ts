@@ -4,7 +4,7 @@
  *   - over the persistent native-messaging port (the product's path), 1000 requests;
  *   - over a fresh `sendNativeMessage` each time (a new host process per request), the baseline;
  *   - for reference, straight over the daemon socket from Node, without browser or bridge.
- * Goal (issue #2): p50 ≤ 5 ms on the persistent path. Prints medians and ratios; asserts nothing.
+ * Goal: p50 ≤ 5 ms on the persistent path. Prints medians and ratios; asserts nothing.
  */
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';

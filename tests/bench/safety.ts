@@ -1,5 +1,5 @@
 /**
- * Safety benchmarks (issue #3), run in-process with the real daemon parts:
+ * Safety benchmarks, run in-process with the real daemon parts:
  *   - the policy decision for a typical shell command (input analysis with the bash grammar and
  *     the guards, then decide()), p50 — goal ≤ 1 ms;
  *   - the audit log: one append with its anchor rewrite, p50 — goal ≤ 2 ms; verifying a chain of

@@ -1,5 +1,5 @@
 /**
- * Sandbox benchmarks (issue #15):
+ * Sandbox benchmarks:
  *   - start-up cost: `true` started in the sandbox (bubblewrap, the profile a command gets) against
  *     the same `true` started directly, in the same run, interleaved — goal ≤ 15 ms added at p50;
  *   - a shell session's first command, in the sandbox and not (a pty, bash, the call protocol);

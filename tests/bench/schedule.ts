@@ -1,5 +1,5 @@
 /**
- * The scheduler (issue #8):
+ * The scheduler:
  *   - fire-time precision: a few hundred tasks all due at the same minute, fired by the real
  *     Scheduler on a real SQLite file with real timers, on a clock injected to start two seconds
  *     before that minute; lateness = when each run started minus its cron time. Baseline: one

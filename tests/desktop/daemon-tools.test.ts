@@ -55,7 +55,7 @@ it('takes a screenshot of the real screen, scaled under 1568 px and 1.15 MP, and
     ok: boolean;
     output: { image: string; width: number; height: number; scale: number; format: string };
   };
-  // 1920×1080 at 1568 px wide would be 1.38 MP: the area limit (DESIGN §3) makes it 1430×804.
+  // 1920×1080 at 1568 px wide would be 1.38 MP: the area limit (~1.15 MP) makes it 1430×804.
   expect(answer.output).toMatchObject({ width: 1430, height: 804, format: 'png' });
   expect(answer.output.scale).toBeCloseTo(1430 / 1920, 3);
   const metadata = await sharp(fs.readFileSync(file)).metadata();

@@ -10,11 +10,11 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 
 /**
- * Issue #16, hole B: apps the agent started with app_launch must not outlive the emergency stop
- * (one lifted the stop 15 s later by typing into the person's terminal). Through the whole
- * product — the built CLI, a real daemon, the real launcher (detached, in bubblewrap when confined),
- * a real X server: launch a long-running program, engage the stop with `nextai stop`, and every
- * process of the app (its group, what it started, a child that made a session of its own) is gone.
+ * Apps the agent started with app_launch must not outlive the emergency stop (one that did could
+ * lift the stop seconds later by typing into the person's terminal). Through the whole product —
+ * the built CLI, a real daemon, the real launcher (detached, in bubblewrap when confined), a real X
+ * server: launch a long-running program, engage the stop with `nextai stop`, and every process of
+ * the app (its group, what it started, a child that made a session of its own) is gone.
  */
 let server: XServer;
 let home: TestHome | undefined;

@@ -5,7 +5,7 @@ import { terminalInputOn } from '../../native-host/src/policy/channels/terminal-
 import { openXterm, startXServer, type XServer } from '../support/x-server.js';
 
 /**
- * What the keyboard channel of the policy asks the real X11 adapter (issue #16): which window has
+ * What the keyboard channel of the policy asks the real X11 adapter: which window has
  * the focus, read without listing every window, and an xterm known as a terminal by it. No key is
  * sent here: the tracker only judges.
  */

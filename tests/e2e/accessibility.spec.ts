@@ -11,7 +11,7 @@ import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
- * Issue #6 point 9, checked by a machine on every screen of the panel: axe-core (the engine behind
+ * Accessibility, checked by a machine on every screen of the panel: axe-core (the engine behind
  * Lighthouse's accessibility audit) finds no control without an accessible name, no broken ARIA,
  * no keyboard trap it can detect and no text below WCAG AA contrast — in light and dark, with a
  * run's tool cards, a pending approval, the activity log and every settings page on screen.

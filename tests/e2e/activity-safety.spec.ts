@@ -20,7 +20,7 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 
 /**
- * The activity tab and the emergency stop (issue #6 points 3 and 4) in real Chromium with the
+ * The activity tab and the emergency stop in real Chromium with the
  * real daemon, driven by the scripted fake model: the stop button and the keyboard command stop
  * a running task and the panel shows the latched stop until it is reset; the live view shows the
  * agent's screen with its actions marked.

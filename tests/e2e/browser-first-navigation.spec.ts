@@ -13,7 +13,7 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 // A new user's first browser call: the default configuration, a fresh profile, and a new tab
 // opened for the navigation. The new tab's own blank page must not be taken for the page asked
 // for. The one setting is the fixture's loopback host, which the browser tools refuse unless
-// security.allowed_domains names it (issue #16).
+// security.allowed_domains names it (so a page cannot turn the agent against this computer).
 let home: TestHome;
 let browser: ExtensionBrowser | undefined;
 let site: FixtureSite;

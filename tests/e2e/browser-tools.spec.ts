@@ -7,7 +7,7 @@ import { BLOCKED_HOST, startFixtureSite, type FixtureSite } from '../support/fix
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
-// The daemon calls the browser tools; the extension in a real Chromium runs them (issue #7).
+// The daemon calls the browser tools; the extension in a real Chromium runs them.
 let home: TestHome;
 let browser: ExtensionBrowser | undefined;
 let site: FixtureSite;

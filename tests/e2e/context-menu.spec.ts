@@ -12,7 +12,7 @@ import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
- * The right-click "Let the agent handle this" (issue #6 point 6) in real Chromium with the real
+ * The right-click "Let the agent handle this" in real Chromium with the real
  * daemon and the scripted model: a selection on a local page becomes a draft in the side panel's
  * composer, and sending it starts a run whose goal holds the selection.
  *
@@ -74,7 +74,7 @@ async function launch(firstTurns: ScriptedTurn[] = []): Promise<ExtensionBrowser
   home = makeHome();
   // Someone who has set NextAI up: the first-run wizard would hold the panel on Settings. The
   // page the person right-clicks is on loopback, which the agent may read only when
-  // security.allowed_domains names it (issue #16).
+  // security.allowed_domains names it.
   fs.writeFileSync(
     path.join(home.dir, 'config.json'),
     JSON.stringify({ ui: { setup_done: true }, security: { allowed_domains: ['*', '127.0.0.1'] } }),

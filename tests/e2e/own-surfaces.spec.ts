@@ -9,7 +9,7 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { startXServer, type XServer } from '../support/x-server.js';
 
 /**
- * Issue #16: the agent's mouse and keyboard may not act on NextAI's own pages — a click there
+ * The agent's mouse and keyboard may not act on NextAI's own pages — a click there
  * could answer an approval, keys would speak in the person's conversation — and the browser
  * reports the agent's synthetic input as the person's. A real headed Chromium on a real X
  * server (with a window manager), the real daemon in its default configuration (no

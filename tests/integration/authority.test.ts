@@ -11,7 +11,7 @@ import { runCli, startCli } from '../support/cli.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
-// Issue #16: the person's authority is the person's alone. Each red-team proof is done for real:
+// The person's authority is the person's alone. Each red-team proof is done for real:
 // a process the agent started (through the daemon, outside the sandbox, with the person's
 // approval for that one command) tries to answer an approval, lift the stop, change the policy.
 let home: TestHome;

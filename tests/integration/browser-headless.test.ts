@@ -119,8 +119,9 @@ describe('browser tools without a connected browser (headless Chromium from the 
   });
 });
 
-// The red team's call (issue #16) through the daemon's chokepoint with no config.json at all:
-// refused by the policy's network layer, saying how to allow it, and nothing reaches the address.
+// The red team's call (a loopback or metadata address) through the daemon's chokepoint with no
+// config.json at all: refused by the policy's network layer, saying how to allow it, and nothing
+// reaches the address.
 describe('with no config.json, the daemon refuses loopback and metadata addresses', () => {
   let home: TestHome;
   let site: FixtureSite;
@@ -259,7 +260,7 @@ function hostCheck(guard: DomainGuard): HostCheck {
   };
 }
 
-// Issue #16: the agent's browser must not be turned against this computer or the local network
+// The agent's browser must not be turned against this computer or the local network
 // (a router's admin page, a development server, the cloud metadata service) — not by an address
 // it is told to open, not by a name that resolves there, not by what a page it may open loads.
 describe('the headless browser and loopback, private and metadata addresses', () => {

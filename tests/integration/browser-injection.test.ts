@@ -13,7 +13,7 @@ import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
- * Attack pages against a real agent run (issue #7): a scripted model does what each page asks —
+ * Attack pages against a real agent run: a scripted model does what each page asks —
  * sign in, pay, send a message, download a file, run a command the page shows — in the daemon's
  * headless browser, under the full-auto template, which would otherwise run all of it unasked.
  * None of it happens without a person: each call waits at the web_content layer and is denied.

@@ -19,7 +19,7 @@ import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 /**
- * Crash test for agent runs (issue #5, point 6; DESIGN.md §2 "Runs and checkpoints"): a real
+ * Crash test for agent runs (no step lost or done twice when the daemon dies): a real
  * daemon is killed with SIGKILL at random moments while several runs are in flight, then started
  * again — it resumes the unfinished runs by itself — at least 100 times. The model (the fake
  * server) observes before it acts: each run appends "line N" to its own file with `echo >>`, so a
@@ -122,7 +122,7 @@ function textOf(content: string | Block[] | undefined): string {
 let callCounter = 0;
 
 /**
- * A model that observes before acting, as DESIGN.md asks of the agent: unless the last thing it
+ * A model that observes before acting, as docs/ARCHITECTURE.md asks of the agent: unless the last thing it
  * saw is a fresh read of the file, it reads the file; after a fresh read it appends the first
  * missing line, or answers when all are there. A result that says "Outcome unknown" is not a
  * fresh read, so the action the crash interrupted is checked, not repeated.

@@ -14,7 +14,7 @@ import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.j
 import { FakePresence } from '../../native-host/src/scheduler/presence/fake-presence.js';
 
 /**
- * Issue #16, finding F4: the emergency stop must end everything the agent started, background
+ * The emergency stop must end everything the agent started, background
  * jobs of its shells included. A real daemon — in this process, so its own wiring is tested and
  * not a build of it; called directly, as its own process may not call it over its socket — real
  * shells on a real pty, in the sandbox (bubblewrap) and outside it (as a person lets a command

@@ -19,7 +19,7 @@ vi.mock('wxt/browser', () => ({ browser: {} }));
 // The extension's navigation guard installs the daemon's rules in a real Chromium's
 // declarativeNetRequest (through a bare extension that lends its API): loopback addresses are
 // refused in every spelling the address bar accepts, a host the configuration names opens, and
-// blocked_domains still beats the name (issue #16).
+// blocked_domains still beats the name.
 describe("the agent's tabs in Chromium refuse loopback addresses the configuration does not name", () => {
   let server: http.Server;
   let port: number;

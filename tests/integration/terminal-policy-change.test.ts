@@ -13,7 +13,7 @@ import { createTerminalHandlers } from '../../native-host/src/tools/terminal/ind
 import { callTool, testContext, testServices } from '../../native-host/src/tools/test-support.js';
 
 /**
- * A person narrows the allowed folders while shell sessions run (issue #16, F5): real shells on a
+ * A person narrows the allowed folders while shell sessions run: real shells on a
  * pty in bubblewrap. A shell keeps the binds its sandbox started with, so the one that could write
  * to a folder no longer allowed is ended — with what it left running — and the session's next call
  * runs in a new shell, under the new folders, and says why. Widening ends nothing.

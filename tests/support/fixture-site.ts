@@ -54,7 +54,7 @@ const ITEMS_PER_PAGE = 20;
 const ITEM_PAGES = 5;
 
 /**
- * The local fixture site of the browser tools' tests (issue #7), on 127.0.0.1 and — as the
+ * The local fixture site of the browser tools' tests, on 127.0.0.1 and — as the
  * "blocked" partner host — 127.0.0.2, same port; `localhost` serves as another origin for frames.
  */
 export async function startFixtureSite(): Promise<FixtureSite> {

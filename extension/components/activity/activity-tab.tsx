@@ -6,7 +6,7 @@ import { LiveView } from './live-view.js';
 import { OperationLog } from './operation-log.js';
 
 /**
- * What the agent sees and does (issue #6 point 3): the live view of its screen, the operation
+ * What the agent sees and does: the live view of its screen, the operation
  * log, and below them the host and this computer.
  */
 export function ActivityTab(props: PanelProps) {

@@ -1,5 +1,5 @@
 /**
- * What the live view draws (seed 000 §9.2): the agent's latest screenshot of a run, and the
+ * What the live view draws: the agent's latest screenshot of a run, and the
  * actions taken since the screenshot before it, as markers in that screenshot's pixels (tools'
  * coordinates are pixels of the latest screenshot).
  */

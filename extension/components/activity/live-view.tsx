@@ -12,7 +12,7 @@ import { clock } from './operation-log.js';
 const FOLLOW = '';
 
 /**
- * The agent's view of the screen (seed 000 §9.2): the latest screenshot of a run with markers
+ * The agent's view of the screen: the latest screenshot of a run with markers
  * for what it did since the screenshot before — clicks (red crosshair and coordinates), located
  * elements (blue dashed box), drags and moves (green arrow), typing (orange highlight) — updated
  * as the run takes steps. Follows the newest run unless the person picks one.

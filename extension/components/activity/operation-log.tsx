@@ -22,7 +22,7 @@ const ROW_HEIGHT = 64;
 const TRIGGERS = ['tool.started', 'tool.finished', 'approval.requested', 'approval.answered', 'emergency.'];
 
 /**
- * The operation log (seed 000 §9.3): every tool call the daemon decided on — from a run, the CLI
+ * The operation log: every tool call the daemon decided on — from a run, the CLI
  * or an MCP client — with its time, tool, key parameters, status and, for screenshots, a
  * thumbnail that opens at full size. Read from the audit log, newest first, and kept current
  * from the events; older pages on demand.

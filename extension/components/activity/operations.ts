@@ -1,5 +1,5 @@
 /**
- * The operation log (seed 000 §9.3) folded from the daemon's audit records: every tool call
+ * The operation log folded from the daemon's audit records: every tool call
  * leaves a decision, maybe an approval, then an execution record with the same `call_id`. One
  * row per call, whatever asked for it (a run, the CLI, an MCP client); emergency stops get a row
  * of their own.

@@ -19,7 +19,7 @@ function useApprovalsStore(props: PanelProps): ApprovalsStore {
   return store;
 }
 
-/** The approval inbox (issue #6 point 2). */
+/** The approval inbox: the tool calls waiting for the person's answer. */
 export function ApprovalsTab(props: PanelProps) {
   const { t, locale, state } = props;
   const store = useApprovalsStore(props);

@@ -51,7 +51,7 @@ function explainStartError(error: unknown, t: Translate): Problem {
   return { message: t('chatActionFailed', { message }) };
 }
 
-/** The chat: sessions, messages, tool cards, run controls (issue #6 point 1). */
+/** The chat: sessions, messages, tool cards, run controls. */
 export function ChatTab({ client, state, t, locale, show }: PanelProps) {
   const connected = state.status === 'connected';
   const [sessionId, setSessionId] = useState<string | undefined>(rememberedSession);

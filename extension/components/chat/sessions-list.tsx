@@ -22,7 +22,7 @@ function relativeTime(iso: string, locale: Locale): string {
   return new Date(iso).toLocaleDateString(locale);
 }
 
-/** The chat sessions: search, open, rename, delete (seed 002 §4). */
+/** The chat sessions: search, open, rename, delete. */
 export function SessionsList({
   client,
   t,

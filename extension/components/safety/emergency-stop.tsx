@@ -18,7 +18,7 @@ interface Latched {
 type Busy = 'stopping' | 'resetting' | undefined;
 
 /**
- * The emergency stop, always visible in the header (issue #6 point 4): one press stops every run
+ * The emergency stop, always visible in the header: one press stops every run
  * and every running tool in the daemon (`safety.stop`); while it is latched the header says so,
  * with who stopped, when and why, and a reset.
  */

@@ -8,7 +8,7 @@ import { useSchedules, type ScheduleList } from './use-schedules.js';
 import type { Translate } from '../../lib/i18n.js';
 import './schedules.css';
 
-/** The Schedules tab (issue #8): tasks with next and last run, history, on/off, and a form to add one. */
+/** The Schedules tab: tasks with next and last run, history, on/off, and a form to add one. */
 export function SchedulesTab(props: PanelProps) {
   const { client, state, t } = props;
   const connected = state.status === 'connected';

@@ -63,7 +63,7 @@ function ActionSelect({
 }
 
 /**
- * One project's approval policy (seed 000 §9.4): a template in one click, or the details — mode,
+ * One project's approval policy: a template in one click, or the details — mode,
  * an action per risk level, category and tool overrides — saved together. The daemon validates
  * the whole policy; what it refuses is shown in its words.
  */

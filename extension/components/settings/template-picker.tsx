@@ -9,7 +9,7 @@ const TEMPLATE_TEXT: Record<TemplateId, { name: MessageKey; use: MessageKey }> =
   observe: { name: 'settingsTemplateObserve', use: 'settingsTemplateObserveUse' },
 };
 
-/** The four approval templates (seed 000 §4.3) as radio cards: a name and what it is for. */
+/** The four approval templates as radio cards: a name and what it is for. */
 export function TemplatePicker({
   value,
   onChoose,

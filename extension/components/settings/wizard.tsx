@@ -18,10 +18,10 @@ const STEP_LABELS = {
 } as const;
 
 /**
- * The first-run wizard (seed 000 §10.2, adapted to the browser): the host is connected (the
- * panel's connect card handles a missing host), then a model with a real test call, the folders
- * the agent may work in, and an approval template. Everything is saved in the daemon as the
- * person goes; finishing (or skipping) records that setup is done, so it is shown only once.
+ * The first-run wizard, in the side panel: the host is connected (the panel's connect card handles
+ * a missing host), then a model with a real test call, the folders the agent may work in, and an
+ * approval template. Everything is saved in the daemon as the person goes; finishing (or skipping)
+ * records that setup is done, so it is shown only once.
  */
 export function Wizard({
   props,

@@ -6,7 +6,7 @@ import type { BackgroundContext } from './features.js';
 const LIST_LIMIT = 1000;
 
 /**
- * The toolbar badge shows the number of pending approvals (issue #6 point 2): read from the daemon
+ * The toolbar badge shows the number of pending approvals: read from the daemon
  * each time the connection comes up (a new daemon, a reconnection, events missed while away), and
  * kept current from `approval.requested` / `approval.answered` events, so an answer given in the
  * CLI or the panel changes the count at once.

@@ -16,7 +16,7 @@ export interface CommandOutcome {
 }
 
 /**
- * Browser keyboard commands declared in the manifest: the emergency stop (issue #6 point 4). The
+ * Browser keyboard commands declared in the manifest: the emergency stop. The
  * background owns the host connection, so the stop works with no side panel open. When the daemon
  * cannot be reached the person gets a notification saying how to stop from a terminal.
  */

@@ -9,10 +9,10 @@ import { agentTabs } from '../browser/agent-tabs.js';
 import type { BackgroundContext } from './features.js';
 
 /**
- * The right-click menu "Let the agent handle this" (issue #6 point 6): one item each on a
- * selection, a link, an image and a page. A click prepares a run — a short instruction the person
- * can edit, and what they pointed at — hands it to the side panel through the DraftBox, and opens
- * the panel (Chromium's side panel, Firefox's sidebar).
+ * The right-click menu "Let the agent handle this": one item each on a selection, a link, an image
+ * and a page. A click prepares a run — a short instruction the person can edit, and what they
+ * pointed at — hands it to the side panel through the DraftBox, and opens the panel (Chromium's
+ * side panel, Firefox's sidebar).
  */
 
 export type DraftKind = RunDraft['context']['kind'];

@@ -4,7 +4,10 @@ import { AppError, type MetricsValue } from '@nextai/shared';
 
 import { callPage } from './page-channel.js';
 
-/** DESIGN.md §3: long edge ≤ 1568 px and ≤ ~1.15 megapixels, JPEG quality 80. */
+/**
+ * Long edge ≤ 1568 px and ≤ ~1.15 megapixels (the most a vision model takes without scaling the
+ * image down itself), JPEG quality 80.
+ */
 const MAX_EDGE = 1568;
 const MAX_PIXELS = 1_150_000;
 /** A full-page capture stops after this many screens (very long pages are cut, and it says so). */

@@ -4,7 +4,7 @@ import { parse } from 'jsonc-parser';
 
 import type { Logger } from '../core/logger.js';
 
-/** The `browser` section of config.json: the headless browser the daemon drives (issue #7). */
+/** The `browser` section of config.json: the headless browser the daemon drives. */
 export interface BrowserConfig {
   /** A Chrome/Chromium executable; found in the usual places when absent. */
   executable_path?: string | undefined;

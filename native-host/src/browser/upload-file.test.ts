@@ -9,7 +9,7 @@ import { fileFixture, type FileFixture } from '../tools/files/test-fixture.js';
 import { readUploadFile } from './upload-file.js';
 
 /**
- * browser_interact `upload` reads a file for a web page. Issue #16: the policy allowed
+ * browser_interact `upload` reads a file for a web page. The policy allowed
  * ~/Projects/site/report.txt; by the time the call runs, ~/Projects/site may be a link to NextAI's
  * data directory, whose config.json holds the API keys. The file is judged again and read from
  * what was judged.

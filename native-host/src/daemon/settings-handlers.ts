@@ -38,7 +38,7 @@ type Result<M extends keyof typeof SETTINGS_METHODS> = MethodResult<typeof SETTI
 const TEST_TIMEOUT_MS = 30_000;
 
 /**
- * The settings the side panel reads and writes (issue #6 point 5). Everything lands in config.json
+ * The settings the side panel reads and writes. Everything lands in config.json
  * through the same validation that reads it: the policy sections through the policy's schema (and
  * the policy store reloads them at once), the model section through model-config.ts, the `ui`
  * section through `uiSettingsSchema`. The API key goes in and only comes back masked.

@@ -28,7 +28,7 @@ export interface BrowserRoutingOptions {
   browserClients: () => ExtensionClient[];
   /** How long a browser tool may take before the call gives up. */
   extensionTimeoutMs?: number | undefined;
-  /** The daemon's own headless browser, for when no extension is connected (issue #7). */
+  /** The daemon's own headless browser, for when no extension is connected. */
   headless?: (() => BrowserBackend | undefined) | undefined;
   /** The domain policy as navigation rules the browser enforces (redirects, clicked links). */
   navigationRules?: ((grant?: GrantedToolSet) => NavigationRules) | undefined;

@@ -6,11 +6,12 @@ import type { FileGuardService, FileGuardVerdict } from '../tools/types.js';
 
 /**
  * The grant of the tool call in progress (a scheduled task's granted_tools), for what checks a
- * call again as it runs: the file tools ask the file guard again when they act (issue #16), and a
- * grant that narrows the allowed directories must narrow that check too. The daemon's run engine
- * and scheduler are the only callers that bring a grant (a client's word never sets one), and
- * their calls enter the gateway through `run`; everything the call does — its wait for an
- * approval, its handler — sees the same grant through `current`.
+ * call again as it runs: the file tools ask the file guard again when they act (a folder on the
+ * way may have been replaced since the policy decided), and a grant that narrows the allowed
+ * directories must narrow that check too. The daemon's run engine and scheduler are the only
+ * callers that bring a grant (a client's word never sets one), and their calls enter the gateway
+ * through `run`; everything the call does — its wait for an approval, its handler — sees the same
+ * grant through `current`.
  */
 export class CallGrants {
   private readonly storage = new AsyncLocalStorage<GrantedToolSet | undefined>();

@@ -115,12 +115,13 @@ export class EmergencyStop {
     const [aborted, released, apps, shells] = await Promise.all([
       this.actions.abortRunningCalls(`emergency stop: ${reason}`),
       this.actions.releaseInputs(),
-      // Apps the agent launched keep running on their own: they are ended too (issue #16).
+      // Apps the agent launched keep running on their own: they are ended too.
       this.actions.endLaunchedApps().catch(() => ({ ended: 0, still_running: -1 })),
       // So do the background jobs of its shells: every session ends, with all it started.
       this.actions.endShellSessions().catch(() => -1),
     ]);
-    // Then whatever got away from both (issue #16, F4): by the mark every agent process carries.
+    // Then whatever got away from both (a job that left its session or group): by the mark every
+    // agent process carries.
     const strays = await this.actions.endMarkedProcesses().catch(() => ({ ended: 0, still_running: -1 }));
     const endedMs = Math.round((performance.now() - started) * 100) / 100;
     this.actions.record({ engaged: true, reason, by, aborted, appsEnded: apps.ended });

@@ -19,7 +19,7 @@ import { EventLog } from '../storage/event-log.js';
 import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 /**
- * Issue #16, hole A, through the one chokepoint with the real file guard: the policy judges
+ * A swapped folder, through the one chokepoint with the real file guard: the policy judges
  * `file_write ~/Projects/site/config.json` (allowed: ~/Projects) and asks a person; while the
  * approval card is shown, a background job moves ~/Projects/site away and puts a symlink to
  * NextAI's data directory in its place; the person approves. The write must not land in the data

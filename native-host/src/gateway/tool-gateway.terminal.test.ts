@@ -25,7 +25,7 @@ import { ToolGateway, type CallContext } from './tool-gateway.js';
 
 /**
  * Keys into a terminal, through the one chokepoint with the real analyser and guards and the fake
- * desktop (issue #16): `type_text "rm -rf ~"` and then Enter (or ctrl+m, KP_Enter, a paste and
+ * desktop: `type_text "rm -rf ~"` and then Enter (or ctrl+m, KP_Enter, a paste and
  * Enter) in an xterm is judged as `rm -rf ~` before the key is sent; the same typing into a text
  * editor is not asked.
  */

@@ -384,7 +384,7 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
   });
 });
 
-describe('browser tools and what pages ask for (issue #7)', () => {
+describe('browser tools and what pages ask for', () => {
   const sensitiveClick = { action: 'click', selector: 'Sign in' };
   let contexts: BrowserCallContext[];
   let calls: { name: string; input: Record<string, unknown> }[];

@@ -86,7 +86,7 @@ export interface ToolGatewayOptions {
   browserClients: () => ExtensionClient[];
   /** How long a browser tool may take before the call gives up. */
   extensionTimeoutMs?: number;
-  /** The daemon's own headless browser, for when no extension is connected (issue #7). */
+  /** The daemon's own headless browser, for when no extension is connected. */
   headless?: () => BrowserBackend | undefined;
   /** The domain policy as navigation rules the browser enforces (redirects, clicked links). */
   navigationRules?: (grant?: GrantedToolSet) => NavigationRules;
@@ -94,7 +94,7 @@ export interface ToolGatewayOptions {
   webProvenance?: WebProvenance;
   /** Reads a file for browser_interact `upload`, once the policy allowed its path. */
   readUpload?: (path: string) => UploadFile;
-  /** Keyboard input into terminal windows, judged as the commands it runs (issue #16). */
+  /** Keyboard input into terminal windows, judged as the commands it runs. */
   terminalInput?: TerminalInput;
   /** When the agent sends mouse or keyboard input (the side panel distrusts clicks right after). */
   agentInput?: AgentInputActivity;
@@ -227,7 +227,7 @@ export class ToolGateway {
     // What the call touches, as its tool declares: what every step below looks at.
     const resources = resourcesOf(tool, input);
     let signals = webSignals(resources, context.runId, this.options.webProvenance);
-    // Keys into a terminal run what they submit there: judged as those commands (issue #16).
+    // Keys into a terminal run what they submit there: judged as those commands.
     const keyboard = await this.options.terminalInput?.judge(resources);
     if (keyboard) this.keyboardCalls.set(callId, keyboard);
     if (keyboard?.submission) signals = { ...signals, terminal: keyboard.submission };

@@ -7,7 +7,7 @@ import type { WebProvenance } from '../policy/web-provenance.js';
 /**
  * What a call does that a web page may have asked for, or that touches the person's own tabs —
  * read off what the call's tool declares it touches (`resources`), so the policy asks a person
- * about it whatever the template (issue #7).
+ * about it whatever the template: a page's text must never act with the person's authority.
  */
 export interface WebSignals {
   webContent?: { reason: Localized } | undefined;

@@ -9,8 +9,8 @@ import type { Logger } from '../core/logger.js';
 import { parseProcStat, procTable, type ProcessRow } from './launched-apps.js';
 
 /**
- * The emergency stop's last sweep (issue #16, finding F4): every process that still carries the
- * agent's mark is ended, whatever session, group or parent it has now.
+ * The emergency stop's last sweep: every process that still carries the agent's mark is ended,
+ * whatever session, group or parent it has now.
  *
  * Everything the daemon starts for the agent — shells of `bash_execute`, apps of `app_launch` —
  * gets `NEXTAI_AGENT_PROCESS=<mark>` in its environment, and whatever it starts inherits it. The

@@ -1,9 +1,9 @@
 /**
- * The platform-adapter interface (DESIGN.md §3, seed 000 §11.1): what the host tools need from
- * the operating system, in screen pixels and plain data. One implementation per OS (linux/,
- * macos/, windows/) and a fake for logic tests; `createDesktop()` in desktop-select.ts picks the
- * one for the running OS. Tool handlers never call OS programs themselves: they go through this,
- * so scaling, coordinate mapping, OCR and result shapes are written once.
+ * The platform-adapter interface: what the host tools need from the operating system, in screen
+ * pixels and plain data. One implementation per OS (linux/, macos/, windows/) and a fake for logic
+ * tests; `createDesktop()` in desktop-select.ts picks the one for the running OS. Tool handlers
+ * never call OS programs themselves: they go through this, so scaling, coordinate mapping, OCR and
+ * result shapes are written once.
  *
  * Every method may throw AppError: `UNAVAILABLE` (no display, missing permission, missing helper
  * program — the message names the package or setting that fixes it), `NOT_FOUND` (no such

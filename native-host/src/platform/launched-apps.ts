@@ -9,7 +9,7 @@ import { execCommand, type CommandSpec, type Exec } from './command-exec.js';
 
 /**
  * The apps the agent started (`app_launch`), kept by the daemon so the emergency stop can end
- * them (issue #16: a launched app outlived the stop and lifted it 15 s later by typing into the
+ * them (a launched app that outlives the stop could lift it seconds later by typing into the
  * person's terminal). Apps start detached — on Linux and macOS each is the leader of a process
  * group (and session) of its own, and an app in the sandbox is bubblewrap, which takes everything
  * in its PID namespace with it when it dies — so ending an app means signalling its group and

@@ -130,7 +130,7 @@ export function assessInput(
   const file = (use: FileUse) => {
     const verdict = checkFile(use);
     if (verdict && use.permanent === true) {
-      // A folder deleted for good takes all it holds past the trash (issue #16): critical.
+      // A folder deleted for good takes all it holds past the trash: critical.
       const deletion = permanentDeletion(verdict.real);
       if (deletion) raise(deletion.risk, deletion.reason);
     }

@@ -21,7 +21,7 @@ function input(overrides: Partial<DecisionInput> = {}, template: TemplateId = 'd
 
 const tools = { low: screenshot, medium: click, high: bash } as const;
 
-describe('decide: the four templates of seed 000 §4.3', () => {
+describe('decide: the four templates', () => {
   // [template, risk, expected] — the template table, with each mode's effect.
   const table: [TemplateId, RiskLevel, ApprovalAction][] = [
     ['full-auto', 'low', 'auto_approve'],
@@ -251,7 +251,7 @@ describe('decide: the reason in the panel’s other language', () => {
   });
 });
 
-describe('actions a web page may have asked for (issue #7)', () => {
+describe('actions a web page may have asked for', () => {
   const browserClick = {
     name: 'browser_interact',
     title: 'Act on a page',

@@ -45,7 +45,7 @@ export interface DecisionInput {
   /**
    * What the call does that a web page may have asked for (submitting a credential or payment
    * form, sending a message, downloading, running a command a page showed): a person approves
-   * each such call, whatever the template (issue #7).
+   * each such call, whatever the template: a page must never act with the person's authority.
    */
   webContent?: { reason: Localized } | undefined;
   /** The call lets the agent into a tab the person opened themselves: they approve each time. */
@@ -57,7 +57,10 @@ export interface DecisionInput {
   sandbox?: { plan: SandboxAssessment; summary: Localized } | undefined;
 }
 
-/** Denials in a row, or in all, after which a run stops acting on its own (issue #3). */
+/**
+ * Denials in a row, or in all, after which a run stops acting on its own: a model that keeps
+ * trying what the person refused is stopped rather than left to wear them down.
+ */
 export const BREAKER_CONSECUTIVE = 3;
 export const BREAKER_TOTAL = 20;
 

@@ -19,7 +19,7 @@ afterAll(() => cleanup());
 const decide = (input: Record<string, unknown>) =>
   sandboxJudge({ home, template: 'development' })('delete_file', input);
 
-describe('delete_file with permanent (issue #16)', () => {
+describe('delete_file with permanent', () => {
   it('of a folder is critical: it goes with all it holds, past the trash', () => {
     for (const folder of ['~/Projects', '~/Projects/app', `${home}/Projects/app/src`]) {
       const decision = decide({ path: folder, permanent: true });

@@ -1,7 +1,8 @@
 import { say, type Localized, type PermissionLevel, type RiskLevel, type ToolSpec } from '@nextai/shared';
 
 /**
- * The level a call needs (seed 000 §7.1): the tool's own level, or full control (L4) when its
+ * The permission level a call needs (held against the person's `security.permission_level`, L1
+ * read-only to L4 full control): the tool's own level, or full control (L4) when its
  * declaration says this input, at this risk, needs it — a critical command line on any channel
  * that runs one, a forced process kill.
  */

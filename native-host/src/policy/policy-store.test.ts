@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 describe('parsePolicyConfig', () => {
-  it('fills in the seed defaults for an empty object', () => {
+  it('fills in the defaults for an empty object', () => {
     const parsed = parsePolicyConfig('{}', 'config.json');
     expect(parsed).toMatchObject({
       ok: true,

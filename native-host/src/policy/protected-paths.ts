@@ -31,7 +31,7 @@ export function protectedPaths(
     // A damaged record must not stop the daemon; the well-known locations above still apply.
     log.warn('cannot read the install record for protected paths', { error: (error as Error).message });
   }
-  // Service units (issue #8 writes them; their names are fixed by seed 000 §6.2).
+  // Service units (`nextai install --service` writes them, always under these names).
   list.add(path.join(homeDir, '.config', 'systemd', 'user', 'nextai-agent.service'));
   list.add(path.join(homeDir, 'Library', 'LaunchAgents', 'com.nextai-agent.plist'));
   return [...list];

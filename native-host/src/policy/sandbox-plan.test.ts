@@ -268,7 +268,7 @@ describe('apps the agent launches', () => {
     expect(decision).toMatchObject({ action: 'require_approval', layer: 'sandbox', sandbox: { sandboxed: false } });
     expect(decision.sandbox?.escapes).toEqual([expect.stringMatching(/uses your desktop \(xdotool/)]);
     // With arguments it is the command `bash_execute` would block: code NextAI cannot check that
-    // would leave the sandbox (issue #16), also when a terminal is told to run it.
+    // would leave the sandbox, also when a terminal is told to run it.
     for (const input of [
       { name: 'xdotool', args: ['type', 'rm -rf ~\n'] },
       { name: 'xterm', args: ['-e', 'xdotool type hi'] },

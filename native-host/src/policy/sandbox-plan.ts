@@ -28,7 +28,7 @@ import {
 /**
  * Whether a command can run inside the operating-system sandbox, with or without the network,
  * or needs to leave it — and what stays risky even inside: destroying the person's work in the
- * writable folders (DESIGN.md "Sandbox first"; issue #15).
+ * writable folders (docs/ARCHITECTURE.md, "Sandbox first": a confined command can run without asking).
  */
 export interface SandboxAssessment {
   mechanism: SandboxMechanism;

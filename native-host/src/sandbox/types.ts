@@ -29,7 +29,7 @@ export interface PrepareOptions {
 }
 
 /**
- * One operating system's way of confining a process (DESIGN.md "Sandbox first"). The platform
+ * One operating system's way of confining a process (docs/ARCHITECTURE.md, "Sandbox first"). The platform
  * picks one (sandbox/select.ts); everything that starts a process for the agent asks it.
  */
 export interface Sandbox {

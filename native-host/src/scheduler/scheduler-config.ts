@@ -4,7 +4,7 @@ import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 
 /**
- * The `scheduler` section of config.json (seed 000 §10.4), read when it is needed so an edit
+ * The `scheduler` section of config.json, read when it is needed so an edit
  * applies at the next look without a restart:
  *
  * ```jsonc

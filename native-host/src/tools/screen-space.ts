@@ -2,7 +2,10 @@ import { AppError } from '@nextai/shared';
 
 import type { Point, Rect, Size } from '../platform/desktop.js';
 
-/** Screenshots are scaled so the long edge is ≤ 1568 px and the area ≤ ~1.15 megapixels (DESIGN §3). */
+/**
+ * Screenshots are scaled so the long edge is ≤ 1568 px and the area ≤ ~1.15 megapixels: the most a
+ * vision model takes without scaling the image down itself.
+ */
 export const MAX_LONG_EDGE = 1568;
 export const MAX_PIXELS = 1_150_000;
 

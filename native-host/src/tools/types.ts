@@ -19,7 +19,7 @@ import type { BlobStore } from './blob-store.js';
 import type { OwnSurfaces } from './input/own-surfaces.js';
 import type { ScreenSpace } from './screen-space.js';
 
-export { isUnavailable, notImplementedYet, type UnavailableTool } from '@nextai/shared';
+export { isUnavailable, type UnavailableTool } from '@nextai/shared';
 
 /** What one tool call may use besides its input. */
 export interface ToolContext {
@@ -69,7 +69,7 @@ export interface HostServices {
   /** The home directory (`~`), as the policy guards resolve it. */
   homeDir: string;
   /**
-   * The policy's file guard, asked again when a file tool acts (issue #16): the policy judged the
+   * The policy's file guard, asked again when a file tool acts: the policy judged the
    * path when it decided, but a folder on the way may have been moved or replaced by a link since
    * (while a person read the approval card). What a file tool opens is what this says now.
    */

@@ -27,11 +27,17 @@ export function riskAtLeast(risk: RiskLevel, floor: RiskLevel): boolean {
   return RISK_LEVELS.indexOf(risk) >= RISK_LEVELS.indexOf(floor);
 }
 
-/** How a project's approval policy treats the rules (seed 000 §4.3). */
+/**
+ * How a project's approval policy treats its rules: `auto` applies them as written, `supervised`
+ * also asks about every high or critical risk, `locked` asks about every action.
+ */
 export const APPROVAL_MODES = ['auto', 'supervised', 'locked'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
-/** Permission levels (seed 000 §7.1): read-only, standard, elevated, full control. */
+/**
+ * Permission levels, the most a call may do whatever the approval policy says: read-only (L1),
+ * standard (L2), elevated (L3), full control (L4).
+ */
 export const PERMISSION_LEVELS = ['L1', 'L2', 'L3', 'L4'] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
 

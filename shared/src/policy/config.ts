@@ -15,7 +15,7 @@ export const riskPoliciesSchema = z
 
 const categoryNames = [...TOOL_CATEGORIES, ...Object.values(CATEGORY_TITLES).map((title) => title['zh-CN'])];
 
-/** A project's approval policy (seed 000 §4.3 `ProjectApprovalPolicy`). */
+/** A project's approval policy: a mode, an action per risk level, and per-category and per-tool overrides. */
 export const projectApprovalPolicySchema = z
   .object({
     mode: z.enum(APPROVAL_MODES),
@@ -43,7 +43,7 @@ export const TEMPLATE_IDS = ['full-auto', 'development', 'strict', 'observe'] as
 export type TemplateId = (typeof TEMPLATE_IDS)[number];
 export const templateIdSchema = z.enum(TEMPLATE_IDS);
 
-/** The four templates of seed 000 §4.3; development is the default. */
+/** The four approval-policy templates a person picks from; development is the default. */
 export const TEMPLATES: Record<
   TemplateId,
   { names: { en: string; 'zh-CN': string }; use: string; policy: ProjectApprovalPolicy }
@@ -125,7 +125,7 @@ export function templateFromName(name: string): TemplateId | undefined {
 export const DOMAIN_CATEGORIES = ['banking', 'password_managers', 'identity_providers'] as const;
 export type DomainCategory = (typeof DOMAIN_CATEGORIES)[number];
 
-/** Global safety settings (seed 000 §7.3, §9.4). */
+/** Global safety settings: permission level, allowed folders and domains, what is always off limits. */
 export const securityConfigSchema = z
   .object({
     permission_level: z.enum(PERMISSION_LEVELS).default('L3'),
@@ -195,7 +195,7 @@ export const policyConfigSchema = z
   .strip();
 export type PolicyConfig = z.infer<typeof policyConfigSchema>;
 
-/** Coordinator grant for one task (seed 000 §4.4 `GrantedToolSet`); it can only tighten. */
+/** Coordinator grant for one task; it can only tighten. */
 export const grantedToolSetSchema = z
   .object({
     tools: z.array(z.string()),

@@ -68,7 +68,7 @@ export const SANDBOX_NETWORK = ['none', 'full'] as const;
 export type SandboxNetwork = (typeof SANDBOX_NETWORK)[number];
 
 /**
- * Where a command would run (DESIGN.md "Sandbox first"): confined by the operating system, and
+ * Where a command would run (docs/ARCHITECTURE.md, "Sandbox first"): confined by the operating system, and
  * what the confinement gives it — or why it needs to leave, or why there is no sandbox here.
  */
 export const sandboxInfoSchema = z.object({

@@ -155,7 +155,7 @@ export const approvalSchema = z.object({
   /** `reason` and `findings` in the panel's other languages (absent for requests older than them). */
   translations: decisionTranslationsSchema.default({}),
   per_call: z.boolean(),
-  /** Where the command or app would run: in the sandbox, or why it asks to leave it (issue #15). */
+  /** Where the command or app would run: in the sandbox, or why it asks to leave it. */
   sandbox: sandboxInfoSchema.nullable().default(null),
   status: z.enum(['pending', 'approved', 'denied', 'cancelled']),
   scope: z.enum(['once', 'run']).nullable(),
@@ -412,7 +412,7 @@ export const CLIENT_METHODS = {
       name: z.string(),
       input: z.record(z.string(), z.unknown()),
       call_id: z.string(),
-      /** What the daemon's policy settled for this call (issue #7); absent from older daemons. */
+      /** What the daemon's policy settled for this call; absent from older daemons. */
       context: browserCallContextSchema.optional(),
     }),
     result: toolResultSchema,
@@ -442,7 +442,7 @@ export const CLIENT_METHODS = {
     }),
   },
   /**
-   * Where NextAI's pages are on screen now (issue #16), asked right before the agent clicks or
+   * Where NextAI's pages are on screen now, asked right before the agent clicks or
    * types: the browser's view of its windows' focus and places at that moment.
    */
   'extension.surfaces': {
@@ -478,7 +478,7 @@ export const DAEMON_NOTIFICATIONS = {
   /** First message of a bridge: which browser extension it speaks for. */
   'bridge.register': z.object({ origin: z.string(), host_pid: z.number().int() }),
   /**
-   * Every page of NextAI's own on screen now (issue #16): the agent's mouse and keyboard may not
+   * Every page of NextAI's own on screen now: the agent's mouse and keyboard may not
    * act on them. The whole list each time, so a lost message is mended by the next.
    */
   'ui.surfaces': z.object({ surfaces: z.array(ownSurfaceSchema).max(64) }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { messageTranslationsSchema } from '../i18n.js';
 
 /**
- * Agent runs and chat sessions on the wire (issue #5): what `nextai run`, `nextai runs`,
+ * Agent runs and chat sessions on the wire: what `nextai run`, `nextai runs`,
  * `nextai sessions` and the side panel send and receive. The daemon keeps them in SQLite.
  */
 

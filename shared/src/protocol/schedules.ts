@@ -4,7 +4,7 @@ import { messageTranslationsSchema } from '../i18n.js';
 import { grantedToolSetSchema } from '../policy/config.js';
 
 /**
- * Scheduled tasks, the heartbeat and power awareness on the wire (issue #8; seed 000 §6): what
+ * Scheduled tasks, the heartbeat and power awareness on the wire: what
  * `nextai schedule` and the side panel's Schedules tab send and receive. The daemon keeps the
  * tasks and their history in SQLite and fires them with no browser connected.
  */

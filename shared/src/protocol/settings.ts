@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { projectApprovalPolicySchema, securityConfigSchema, templateIdSchema } from '../policy/config.js';
 
 /**
- * Settings the side panel reads and writes through the daemon (issue #6): the panel's own
+ * Settings the side panel reads and writes through the daemon: the panel's own
  * preferences (`ui` section of config.json), the model (`model` section — the API key goes in and
  * never comes back except masked), the global safety settings and the projects' approval policies.
  * The daemon validates every value with the same schemas that read config.json.

@@ -43,7 +43,7 @@ export const appLaunch = defineTool({
       ask: input.outside_sandbox === true ? { outside: { justification: input.justification } } : {},
     },
   }),
-  // Launching a program with a critical command line is the terminal by other means (issue #16).
+  // Launching a program with a critical command line is the terminal by other means.
   needsFullControl: criticalNeedsFullControl,
 });
 

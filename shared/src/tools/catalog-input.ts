@@ -158,7 +158,7 @@ export const typeText = defineTool({
   output: actionResultSchema.extend({ characters: z.number().int() }),
   outputFrom: 'trusted',
   resources: (input) => ({ typed: input.text }),
-  // Typing a critical command line into a terminal is the terminal by other means (issue #16).
+  // Typing a critical command line into a terminal is the terminal by other means.
   needsFullControl: criticalNeedsFullControl,
 });
 
@@ -184,7 +184,7 @@ export const keyPress = defineTool({
   output: actionResultSchema.extend({ keys: z.array(z.string()) }),
   outputFrom: 'trusted',
   resources: (input) => ({ keys: input.keys }),
-  // Pressing the key that submits a critical command line in a terminal (issue #16).
+  // Pressing the key that submits a critical command line in a terminal is running it.
   needsFullControl: criticalNeedsFullControl,
 });
 

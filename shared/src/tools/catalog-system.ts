@@ -97,7 +97,7 @@ export const systemInfo = defineTool({
     })
     .strict(),
   output: z.object({
-    // Summary (seed 000 §3.9.3).
+    // Summary, always there.
     os: z.string().describe('Operating system name and version'),
     arch: z.string(),
     cpus: z.number().int(),
@@ -115,7 +115,7 @@ export const systemInfo = defineTool({
         primary: z.boolean().optional(),
       }),
     ),
-    // Sections by category (seed 002 §3.3).
+    // Detailed sections, one per category asked for.
     system: z
       .object({
         os: z.string(),

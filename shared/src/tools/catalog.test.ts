@@ -198,7 +198,7 @@ describe('tool catalog', () => {
     }
   });
 
-  it('applies the seed defaults when the model leaves parameters out', () => {
+  it('applies the declared defaults when the model leaves parameters out', () => {
     expect(getTool('screenshot').input.parse({})).toEqual({ mode: 'fullscreen', format: 'jpeg', quality: 80 });
     expect(getTool('mouse_move').input.parse({ x: 1, y: 2 })).toEqual({ x: 1, y: 2, smooth: true, duration: 100 });
     expect(getTool('mouse_drag').input.parse({ from_x: 0, from_y: 0, to_x: 1, to_y: 1 })).toMatchObject({
@@ -239,7 +239,7 @@ describe('tool catalog', () => {
         }
       }
     }
-    // Not vacuous: the seed gives some twenty parameters a default.
+    // Not vacuous: the catalog gives some twenty parameters a default.
     expect(checked).toBeGreaterThan(20);
   });
 
@@ -406,7 +406,7 @@ describe('what the policy knows of each tool, on its declaration', () => {
     expect(resourcesOf(getTool('app_close'), { name: 'x', force: true }).risks?.[0]?.risk).toBe('high');
   });
 
-  it('keeps the default risks of seed 000 §3.1 in order: reads at most medium, destruction at least, the terminal high', () => {
+  it('keeps the default risks in order: reads at most medium, destruction at least, the terminal high', () => {
     for (const tool of TOOL_CATALOG) {
       if (tool.effect === 'read') expect(RISK_RANK(tool.risk), tool.name).toBeLessThanOrEqual(RISK_RANK('medium'));
       if (tool.effect === 'destructive') {
@@ -418,7 +418,7 @@ describe('what the policy knows of each tool, on its declaration', () => {
     }
   });
 
-  it('keeps the permission levels of seed 000 §7.1: L1 only looks; the terminal, file writes and high risks are L3', () => {
+  it('keeps the permission levels: L1 only looks; the terminal, file writes and high risks are L3', () => {
     for (const tool of TOOL_CATALOG) {
       const all = declared(tool);
       const writesFiles = all.some((resources) => resources.files?.some((file) => file.access === 'write'));

@@ -19,7 +19,7 @@ import { elementLocate, screenOcr, screenshot } from './catalog-screen.js';
 import { clipboardRead, clipboardWrite, notificationSend, systemInfo } from './catalog-system.js';
 import { bashExecute, bashSession } from './catalog-terminal.js';
 
-/** Every tool of the product, in the order of seed 000 §3.1, then the additions. */
+/** Every tool of the product: the first catalog grouped by category (screen to system), then the additions. */
 export const TOOL_CATALOG = [
   screenshot,
   screenOcr,

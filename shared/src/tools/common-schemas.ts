@@ -29,7 +29,7 @@ export const actionResultSchema = z.object({
   message: z.string().optional(),
 });
 
-/** Leaving the sandbox (issue #15): asked for by the agent, decided by the person. */
+/** Leaving the sandbox: asked for by the agent, decided by the person. */
 export const outsideSandboxSchema = z
   .boolean()
   .optional()

@@ -34,8 +34,8 @@ export const TOOL_CATEGORIES = [
 export type ToolCategory = (typeof TOOL_CATEGORIES)[number];
 
 /**
- * Category names in the languages the product speaks. The Chinese names are the ones seed 000
- * uses (e.g. in `category_overrides: { "终端操控": … }`), so policies written either way match.
+ * Category names in the languages the product speaks. A policy may name a category in Chinese
+ * too (e.g. `category_overrides: { "终端操控": … }`), so policies written either way match.
  */
 export const CATEGORY_TITLES: Record<ToolCategory, { en: string; 'zh-CN': string }> = {
   screen: { en: 'Screen capture', 'zh-CN': '屏幕捕获' },
@@ -82,9 +82,9 @@ export interface ToolSpec<
   readonly risk: RiskLevel;
   readonly effect: Effect;
   /**
-   * The lowest permission level (seed 000 §7.1) at which the tool may run at all. L1 reads, L2
-   * adds mouse, keyboard, apps, browser and clipboard, L3 adds the terminal, file writes and
-   * system hotkeys, L4 adds what L3 keeps back (see `needsFullControl`).
+   * The lowest permission level (`security.permission_level`) at which the tool may run at all. L1
+   * reads, L2 adds mouse, keyboard, apps, browser and clipboard, L3 adds the terminal, file writes
+   * and system hotkeys, L4 adds what L3 keeps back (see `needsFullControl`).
    */
   readonly level: PermissionLevel;
   readonly platforms: readonly Platform[];
@@ -113,7 +113,7 @@ export interface ToolSpec<
 
 /**
  * L4 "unrestricted terminal", for the terminal and every other way to run a command line (a
- * launched program, typed keys): a call rated critical needs full control (issue #16).
+ * launched program, typed keys): a call rated critical needs full control, whichever way it runs.
  */
 export function criticalNeedsFullControl(_input: unknown, risk: RiskLevel): boolean {
   return risk === 'critical';

@@ -2,13 +2,9 @@ import type { z } from 'zod';
 
 import type { ToolByName, ToolInput, ToolName } from './catalog.js';
 
-/** A catalogued tool whose handler has not landed; calling it is a clear UNAVAILABLE error. */
+/** A catalogued tool this build cannot run here (it needs the daemon, say); calling it is a clear UNAVAILABLE error. */
 export interface UnavailableTool {
   readonly unavailable: string;
-}
-
-export function notImplementedYet(issue: number, what: string): UnavailableTool {
-  return { unavailable: `${what} is not implemented yet (tracked in issue #${issue}).` };
 }
 
 export function isUnavailable(entry: unknown): entry is UnavailableTool {

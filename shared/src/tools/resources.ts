@@ -7,7 +7,7 @@ import type { RiskLevel, ToolSpec } from './define-tool.js';
  * policy walks it and puts each part before its guard (files → file guard, URLs → domain guard,
  * apps → app guard, what it runs → shell analyser and sandbox plan, what it types → the terminal
  * channel), so no tool reaches a handler with a path, URL or command line nobody checked
- * (DESIGN.md "Every channel is judged").
+ * (docs/ARCHITECTURE.md, "Every channel is judged").
  */
 export interface ToolResources {
   /** Files and folders it reads or changes, as the input names them. */

@@ -13,7 +13,7 @@ import {
 
 const failure = (message = 'boom', code = 'TOOL_FAILED') => ({ ok: false as const, code, message, tool: 'file_write' });
 
-describe('failure tracker (seed 000 §5.4)', () => {
+describe('failure tracker', () => {
   it('keys an action by tool and input, whatever the key order', () => {
     expect(actionKey('t', { a: 1, b: [1, { c: 2, d: 3 }] })).toBe(actionKey('t', { b: [1, { d: 3, c: 2 }], a: 1 }));
     expect(actionKey('t', { a: 1 })).not.toBe(actionKey('t', { a: 2 }));

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '@nextai/shared';
 
 /**
- * Error recovery of seed 000 §5.4: the same action is tried at most three times; after that the
+ * Error recovery in the agent loop: the same action is tried at most three times; after that the
  * model must find an alternative (a different tool, path or method); when the alternatives fail
  * too, the loop stops guessing and asks the person. Pure bookkeeping — the loop acts on it — kept
  * in the checkpoint so a restart does not reset the counts.

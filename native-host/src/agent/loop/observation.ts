@@ -5,8 +5,8 @@ import type { ImageBlock, TextBlock } from '../providers/types.js';
 
 /**
  * Tools that act on the screen through the mouse, the keyboard or the window manager: after them
- * the loop looks at the screen (seed 000 §5.3, "screenshot after each operation") unless the
- * model took a screenshot itself after its last such action.
+ * the loop looks at the screen (a screenshot after each operation, so the model sees what its
+ * action did) unless the model took a screenshot itself after its last such action.
  */
 export function isUiAction(name: string): boolean {
   const tool = getTool(name);

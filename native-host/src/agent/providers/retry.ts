@@ -1,4 +1,5 @@
 import { AppError, say } from '@nextai/shared';
+import { sleep } from '../../core/sleep.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -21,27 +22,9 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 20_000,
   maxRetryAfterMs: 60_000,
   attemptTimeoutMs: 120_000,
-  sleep: abortableSleep,
+  sleep,
   random: Math.random,
 };
-
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Statuses worth another attempt: rate limits, server errors, Anthropic's 529 "overloaded". */
 export function isRetryableStatus(status: number): boolean {

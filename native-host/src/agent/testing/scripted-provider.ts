@@ -1,6 +1,6 @@
 import { AppError } from '@nextai/shared';
 
-import { abortableSleep } from '../providers/retry.js';
+import { sleep } from '../../core/sleep.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../providers/types.js';
 
 /** One scripted model answer for logic tests (the wire formats are tested against the fake server). */
@@ -51,7 +51,7 @@ export class ScriptedProvider implements ModelProvider {
     if (next === undefined) throw new AppError('INTERNAL', 'scripted provider: script exhausted');
     const answer = typeof next === 'function' ? next(request) : next;
     if (answer.hang) {
-      await abortableSleep(2 ** 31 - 1, options.signal);
+      await sleep(2 ** 31 - 1, options.signal);
     }
     if (answer.error) throw answer.error;
     if (answer.text !== undefined) {

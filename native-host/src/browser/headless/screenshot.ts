@@ -1,6 +1,9 @@
 import { loadSharp } from '../../tools/screen/encode.js';
 
-/** DESIGN.md §3: long edge ≤ 1568 px and ≤ ~1.15 megapixels, JPEG quality 80 — as the extension does. */
+/**
+ * Long edge ≤ 1568 px and ≤ ~1.15 megapixels (the most a vision model takes without scaling the
+ * image down itself), JPEG quality 80 — as the extension does.
+ */
 const MAX_EDGE = 1568;
 const MAX_PIXELS = 1_150_000;
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-/** Delays before each restart in a row, in seconds (seed 000 §6.2); the last one repeats. */
+/** Delays before each restart in a row, so a daemon that keeps dying does not spin; the last one repeats. */
 export const RESTART_DELAYS_MS = [5000, 15_000, 60_000] as const;
 /** A daemon that ran this long without dying ends the streak. */
 export const STABLE_AFTER_MS = 10 * 60_000;

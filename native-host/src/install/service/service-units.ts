@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AppError, type Platform } from '@nextai/shared';
 
 /**
- * What `nextai install --service` writes so the daemon runs as an OS service (seed 000 §6.2): it
+ * What `nextai install --service` writes so the daemon runs as an OS service: it
  * starts at login, keeps running after the browser closes, and is restarted when it dies. The
  * restart delays grow 5 s → 15 s → 60 s: the service manager waits its own delay (below), and
  * `nextai daemon --service` waits the rest before it starts (see restart-backoff.ts) — the same

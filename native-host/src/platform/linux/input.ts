@@ -1,5 +1,3 @@
-import { setTimeout as wait } from 'node:timers/promises';
-
 import { AppError } from '@nextai/shared';
 
 import { runCommand } from '../../core/subprocess.js';
@@ -7,6 +5,7 @@ import type { InputAdapter, KeyName, MouseButton, Point, ScrollDirection, Size }
 import { isModifier, normalizeChord, normalizeKey, type ModifierKey, type NAMED_KEYS } from '../keys.js';
 import { missingProgramIsUnavailable, xEnvironment } from './windows.js';
 import { buttonMask, reusableXConnection, X_EVENT, type XConnection } from './x-connection.js';
+import { sleep as wait } from '../../core/sleep.js';
 
 /**
  * Mouse and keyboard on Linux (X11).
@@ -237,7 +236,7 @@ function cancelled(signal: AbortSignal | undefined, what: string): AppError {
 /** Waits `ms`; an abort ends the wait with EMERGENCY_STOPPED naming why. */
 async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   try {
-    await wait(ms, undefined, signal ? { signal } : undefined);
+    await wait(ms, signal);
   } catch (error) {
     if (signal?.aborted) throw cancelled(signal, 'The input');
     throw error;

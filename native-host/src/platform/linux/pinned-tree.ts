@@ -2,7 +2,7 @@ import fs from 'node:fs';
 
 /**
  * Copying and removing folder trees without following a symlink anywhere, also one that a process
- * puts in place of a folder while the walk is under way (issue #16). Node has no openat(); on Linux
+ * puts in place of a folder while the walk is under way. Node has no openat(); on Linux
  * `/proc/self/fd/<fd>/<name>` is the same thing: the kernel resolves the name in the folder that
  * is open, whatever its path names by then. Every folder is opened with O_NOFOLLOW | O_DIRECTORY
  * and confirmed to be the one that was looked at (device and inode), and everything below it is

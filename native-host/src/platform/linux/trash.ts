@@ -137,7 +137,7 @@ async function trashIntoHome(
 
 /**
  * A trash folder with its `files/` and `info/` held open, so what goes in lands there even if a
- * name on the way is replaced meanwhile (issue #16): on a disk others (or the agent's commands)
+ * name on the way is replaced meanwhile: on a disk others (or the agent's commands)
  * can write to, `files/` could otherwise be a link to a folder the person keeps private.
  */
 interface PinnedTrash {

@@ -19,6 +19,7 @@ import {
   type ClientGeometry,
   type WindowProperties,
 } from './window-parsers.js';
+import { sleep } from '../../core/sleep.js';
 
 /**
  * Windows and apps on Linux (X11) through EWMH, the protocol every common window manager speaks:
@@ -180,7 +181,7 @@ export function createLinuxWindows(
       const window = await readWindow(id);
       if (done(window)) return { window, settled: true };
       if (Date.now() > deadline) return { window, settled: false };
-      await delay(POLL_INTERVAL_MS);
+      await sleep(POLL_INTERVAL_MS);
     }
   }
 
@@ -197,7 +198,7 @@ export function createLinuxWindows(
           `The window manager did not give window ${id} the focus within ${SETTLE_TIMEOUT_MS} ms (it may prevent focus stealing). Try clicking the window instead.`,
         );
       }
-      await delay(POLL_INTERVAL_MS);
+      await sleep(POLL_INTERVAL_MS);
     }
   }
 
@@ -391,10 +392,6 @@ async function mapLimited<T, R>(items: T[], limit: number, map: (item: T) => Pro
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // ---- Launching ----

@@ -2,7 +2,7 @@ import { say, type Localized } from '@nextai/shared';
 
 /**
  * The command line being composed in a terminal, as far as NextAI can follow it from the keys
- * the agent sends (issue #16): text typed there accumulates, the key that submits it runs it.
+ * the agent sends: text typed there accumulates, the key that submits it runs it.
  *
  * Shells differ (ctrl+u kills to the start in bash, the whole line in zsh, nothing in cmd.exe),
  * and some keys bring in text NextAI cannot see (the Up arrow recalls history, Tab completes).

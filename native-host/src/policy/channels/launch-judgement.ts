@@ -70,7 +70,7 @@ export function judgeLaunch(
   }
   // Whatever the analyser rates critical in what a launch runs (`ex -c '!…'`, `less +!…`,
   // `man -P`, `sqlite3 -cmd .shell`) has the person's display, where it can type into their other
-  // windows — their own terminal among them. In the sandbox that is not held back (issue #16).
+  // windows — their own terminal among them. In the sandbox that is not held back.
   const critical = analysis?.findings.find((finding) => finding.risk === 'critical');
   if (hasArgs && critical && onDisplay.length === 0) onDisplay.push(critical.reason);
   // An app's own options can name a program or settings it runs (`--renderer-cmd-prefix=…`,

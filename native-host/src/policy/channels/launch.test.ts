@@ -10,7 +10,7 @@ import { planLaunch } from './launch.js';
 import { programResolver, type ProgramResolver } from './program-path.js';
 
 /**
- * app_launch is judged as the command it starts (issue #16), with the real shell analyser, file
+ * app_launch is judged as the command it starts, with the real shell analyser, file
  * guard and sandbox plan: the red team's launches come out as `bash_execute` of the same command
  * does, and everyday apps still open in the sandbox without asking.
  */

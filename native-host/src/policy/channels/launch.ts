@@ -5,8 +5,8 @@ import { normalizeProgramName, type ProgramResolver } from './program-path.js';
 import { isTerminalEmulator, programKeys, shellQuote, terminalLaunch } from './terminals.js';
 
 /**
- * What `app_launch` would start, so that it is judged as the command it is (DESIGN.md "Every
- * channel is judged"; issue #16): `app_launch {name: "rm", args: ["-rf", "/"]}` is `rm -rf /`,
+ * What `app_launch` would start, so that it is judged as the command it is (docs/ARCHITECTURE.md, "Every
+ * channel is judged"): `app_launch {name: "rm", args: ["-rf", "/"]}` is `rm -rf /`,
  * `xterm -e 'rm -rf ~'` is `rm -rf ~`, and `firefox https://example.com` is an app opening a page.
  */
 export interface LaunchedProgram {

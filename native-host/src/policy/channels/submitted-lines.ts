@@ -9,7 +9,7 @@ const EXCERPT_CHARS = 200;
 /**
  * Adds to a keyboard call's assessment what it runs in a terminal: each way the submitted line
  * may read is judged as `bash_execute` of it would be (`assessCommand`), its risk, findings and
- * guards; a line NextAI could not follow is critical (DESIGN.md: what cannot be proven harmless
+ * guards; a line NextAI could not follow is critical (docs/ARCHITECTURE.md: what cannot be proven harmless
  * is the riskiest thing it could be). No sandbox plan comes with it: the line runs in that
  * terminal's shell, wherever that is, not in a new sandbox.
  */

@@ -16,12 +16,12 @@ import { keyAction, prefixedKey, type KeyContext } from './line-keys.js';
 import { isTerminalWindow, type WindowIdentity } from './terminals.js';
 
 /**
- * Keyboard input into terminal windows, judged as the commands it runs (DESIGN.md "Every channel
- * is judged"; issue #16). For each terminal window it keeps the command line being composed
- * there (command-line.ts); a call that would submit it — Enter, ctrl+m, a typed or pasted line
- * break — carries the command lines it runs to the policy, which judges them as `bash_execute`
- * would. Right before the keys are sent, `confirm` checks that the window, the line and the
- * clipboard are still what was judged.
+ * Keyboard input into terminal windows, judged as the commands it runs (docs/ARCHITECTURE.md, "Every channel
+ * is judged"): typing a command into a terminal must not get past what `bash_execute` of it would
+ * meet. For each terminal window it keeps the command line being composed there (command-line.ts);
+ * a call that would submit it — Enter, ctrl+m, a typed or pasted line break — carries the command
+ * lines it runs to the policy, which judges them as `bash_execute` would. Right before the keys are
+ * sent, `confirm` checks that the window, the line and the clipboard are still what was judged.
  */
 
 /** The window in front, as the desktop reports it. */

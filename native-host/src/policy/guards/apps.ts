@@ -23,7 +23,7 @@ const TITLE_SEPARATOR = /\s+[-:]\s+|:\s+|\s*[–—|·•»]\s*/u;
 
 /**
  * Decides which apps the agent may launch, switch to, close or look at, by app name, path or
- * window title (seed 000 §7.4 password managers).
+ * window title: password managers and keychains are off limits by default (`blocked_apps`).
  *
  * The rule: both sides are compared as words (letters and digits, case-insensitive, NFKC), and
  * a blocked name matches when some *segment* of the input begins with its words. Segments are

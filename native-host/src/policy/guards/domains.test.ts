@@ -14,7 +14,7 @@ import {
 const defaults = securityConfigSchema.parse({});
 const guard = new DomainGuard(defaults);
 
-/** [url, allowed, host?, category?] under the default configuration (seed §7.3 list + all categories). */
+/** [url, allowed, host?, category?] under the default configuration (default blocked list + all categories). */
 const DEFAULT_TABLE: [string, boolean, string?, DomainCategory?][] = [
   // Ordinary sites.
   ['https://example.com/', true, 'example.com'],
@@ -39,7 +39,7 @@ const DEFAULT_TABLE: [string, boolean, string?, DomainCategory?][] = [
   // A backslash ends the host for http(s), in browsers as in the WHATWG parser used here.
   ['https://evil.net\\@bank.com', true, 'evil.net'],
 
-  // The seed's blocked list.
+  // The default blocked_domains list.
   ['https://bank.com', false, 'bank.com'],
   ['https://www.bank.com/login', false, 'www.bank.com'],
   ['https://a.b.c.bank.com', false, 'a.b.c.bank.com'],

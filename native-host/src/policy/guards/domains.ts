@@ -339,7 +339,8 @@ export function exactHosts(list: readonly string[]): Set<string> {
 }
 
 /**
- * Decides which web addresses browser and fetch tools may open (seed 000 §7.3–§7.4): blocked
+ * Decides which web addresses browser and fetch tools may open, so the agent stays away from
+ * banking, sign-in and password pages and from this computer's own network: blocked
  * domains and the built-in categories always refuse; a non-empty `allowed_domains` (and a
  * grant's list) admit only what they name. Loopback, link-local, private and metadata addresses
  * — IP literals in any spelling and special-use names such as localhost — are refused unless

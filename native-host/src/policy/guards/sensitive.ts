@@ -5,9 +5,9 @@ import { comparablePath, pathApiFor, splitAbsolute } from './paths.js';
 /**
  * Places where a write runs code later (start-up files, scheduled jobs, services, autostart) or
  * where a read exposes secrets (SSH keys, credential stores, keychains, browser cookies and saved
- * passwords). Touching them is never routine, so the guards raise such calls to critical (seed
- * 000 §7.4). `path` starts with `~/` (the home folder) or is absolute; `tree` covers everything
- * inside too.
+ * passwords). Touching them is never routine, so the guards raise such calls to critical: a
+ * person approves each one. `path` starts with `~/` (the home folder) or is absolute; `tree` covers
+ * everything inside too.
  */
 export interface SensitiveLocation {
   path: string;

@@ -14,7 +14,7 @@ export interface TestTree {
   root: string;
   home: string;
   protectedPaths: string[];
-  /** The seed defaults plus two patterns that reach inside an allowed folder. */
+  /** The default security settings plus two patterns that reach inside an allowed folder. */
   narrow: SecurityConfig;
   /** The whole home folder allowed: the denied patterns and protected paths must still hold. */
   wide: SecurityConfig;

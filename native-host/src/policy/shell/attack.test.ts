@@ -8,7 +8,7 @@ import { initShellAnalyzer } from './index.js';
 import { analyze } from './test-support.js';
 
 /**
- * Issue #16's attack corpus. That every payload is critical for the analyser alone (and so needs
+ * The attack corpus. That every payload is critical for the analyser alone (and so needs
  * a person wherever no sandbox confines it) is dangerous.test.ts's job, which runs the whole
  * corpus; here the same payloads go through the decision the daemon makes with a sandbox, where a
  * confined command runs unasked: each must still ask or be blocked under the default template.
@@ -39,7 +39,7 @@ const asks = (decision: Decision) => decision.action === 'require_approval' || d
 const explain = (decision: Decision) =>
   `${decision.action} (${decision.risk}): ${decision.reason} | ${decision.findings.join(' / ')}`;
 
-describe('the attack corpus of issue #16', () => {
+describe('the attack corpus', () => {
   it('adds at least 300 payloads the corpus did not have, none twice, all run by dangerous.test.ts', () => {
     const added = ATTACK_PAYLOADS.flatMap((group) => group.payloads);
     const before = new Set(BASE_PAYLOADS.flatMap((group) => group.payloads));

@@ -131,7 +131,7 @@ export const BENIGN_COMMANDS: { command: string; expected?: RiskLevel }[] = [
   { command: 'git commit -m "x" && npm test -- --reporter=dot | tee out.log', expected: 'high' },
   { command: 'timeout 60 npm test', expected: 'high' },
   { command: 'lsof -ti:3000 | xargs kill', expected: 'high' },
-  // Look-alikes of issue #16's attack corpus (attack-corpus.ts): the same programs, used as people do.
+  // Look-alikes of the attack corpus (attack-corpus.ts): the same programs, used as people do.
   { command: 'dd if=in.img of=out.img bs=1M', expected: 'medium' },
   { command: 'kill %1', expected: 'high' },
   { command: 'kill $!', expected: 'high' },

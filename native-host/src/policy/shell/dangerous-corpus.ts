@@ -3,7 +3,7 @@
  * critical (or blocked by a guard) from the analyser alone — no template, no sandbox — so that
  * wherever a command runs without the sandbox it needs a person every time (dangerous.test.ts).
  * Grouped by the technique it tries; the generated groups at the end combine dangerous cores with
- * every wrapper and chaining form. Issue #16's attack corpus (attack-corpus.ts) is part of it, and
+ * every wrapper and chaining form. The attack corpus (attack-corpus.ts) is part of it, and
  * is also judged with the sandbox (attack.test.ts).
  *
  * The fake guards of test-support.ts apply: writes under ~/.nextai-agent and the host
@@ -468,7 +468,7 @@ const HAND_WRITTEN: PayloadGroup[] = [
     ],
   },
   {
-    // The sensitive operations of seed 000 §7.4, plainly.
+    // The operations that always need a person (privilege changes, users, mass deletes…), plainly.
     technique: 'privilege changes, mass deletes and other sensitive operations',
     payloads: [
       'sudo id',
@@ -788,7 +788,7 @@ function longChains(): string[] {
   ];
 }
 
-/** The corpus before issue #16 added its attack corpus (attack-corpus.ts). */
+/** The corpus without the attack corpus (attack-corpus.ts), which was added to it later. */
 export const BASE_PAYLOADS: PayloadGroup[] = [
   ...HAND_WRITTEN,
   {

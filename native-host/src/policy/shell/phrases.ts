@@ -2,7 +2,7 @@ import { say, type Localized } from '@nextai/shared';
 
 /**
  * What the shell analyser says about a command, keyed by its English phrase, with the Chinese the
- * side panel shows on the approval card (issue #6). A phrase the analyser raises must be a key
+ * side panel shows on the approval card. A phrase the analyser raises must be a key
  * here, so a missing translation fails the type check. Grouped by the file that raises them (a
  * phrase raised in several files sits with the first); sentences with values in them are built
  * with `say` where they are raised.

@@ -23,7 +23,7 @@ import { effectiveRisk } from '../sandbox-plan.js';
 import { requiredLevel } from '../permission-levels.js';
 
 /**
- * Everyday commands a person asks an agent to run (issue #15): looking around, git, builds and
+ * Everyday commands a person asks an agent to run: looking around, git, builds and
  * tests, small scripts, downloads. They run from a new session, which starts in the home folder.
  * None of them should ask under the development template once a sandbox confines them.
  */

@@ -46,7 +46,7 @@ export interface HeartbeatOptions {
 const ENDED = new Set(['finished', 'failed', 'stopped']);
 
 /**
- * The heartbeat (seed 003): at an interval the daemon reads the optional HEARTBEAT.md in its data
+ * The heartbeat: at an interval the daemon reads the optional HEARTBEAT.md in its data
  * directory; its open checklist items (`- [ ] …`) become one agent run, and items the run reports
  * done are checked off in the file afterwards. With nothing open — or no file — no model is
  * called at all. One heartbeat run at a time; the interval is three times as long on battery.

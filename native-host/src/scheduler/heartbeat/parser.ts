@@ -10,7 +10,7 @@ const ITEM = /^(\s*(?:[-*+]|\d+[.)])\s+)\[([ xX])\](\s+)(.*\S)\s*$/u;
 const FENCE = /^\s*(```|~~~)/u;
 
 /**
- * The checklist items of a HEARTBEAT.md (seed 003): Markdown task-list lines such as `- [ ] …`,
+ * The checklist items of a HEARTBEAT.md: Markdown task-list lines such as `- [ ] …`,
  * `* [x] …` or `1. [ ] …`, at any indentation. Lines inside fenced code blocks are examples, not
  * items. Everything else in the file (headings, notes) is context the person keeps for themselves.
  */

@@ -1,5 +1,5 @@
 /**
- * Power and presence (seed 000 §6.5): whether the machine runs on battery, whether the person's
+ * Power and presence: whether the machine runs on battery, whether the person's
  * screen is locked or off, and whether it is about to sleep. The scheduler reads it when something
  * is due and defers what should wait; the platform tells it about changes when it can.
  */

@@ -4,7 +4,7 @@ import type { WindowInfo } from '../../platform/desktop.js';
 
 /**
  * Addressing windows the way a person (or the model) names them: by id, by app name, or by part
- * of the title (seed 002: "handle | title, partial match").
+ * of the title (a partial match is enough).
  */
 
 /** The window as tool outputs show it: bounds are the outer frame in absolute screen pixels. */

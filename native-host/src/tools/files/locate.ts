@@ -7,7 +7,7 @@ import { resolvePath } from '../../policy/guards/resolve.js';
 import type { FileGuardVerdict, HostServices } from '../types.js';
 
 /**
- * Where a file tool's path lands, judged again now (issue #16). Resolved exactly as the policy's
+ * Where a file tool's path lands, judged again now. Resolved exactly as the policy's
  * file guard resolves it (policy/assess-env.ts: working directory = the home directory) — `~` and
  * relative paths from the home directory, `..` and every symlink followed (`real`) — and checked
  * again by that guard (NextAI's own files, the allowed directories and the call's grant, the

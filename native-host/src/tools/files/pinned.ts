@@ -8,8 +8,8 @@ import { procNamesOpenFolders } from '../../platform/linux/pinned-tree.js';
 import { fsError } from './locate.js';
 
 /**
- * Acting on the folder the policy judged, not on whatever its path names a moment later (issue
- * #16). The policy checks a file call's real path when it decides; the call may then wait minutes
+ * Acting on the folder the policy judged, not on whatever its path names a moment later. The
+ * policy checks a file call's real path when it decides; the call may then wait minutes
  * for a person, and a process the agent started can meanwhile move a folder on the way and put a
  * symlink in its place. The file tools therefore resolve and check the path again when they act
  * (locate.ts), and then:

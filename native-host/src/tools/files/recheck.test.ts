@@ -12,11 +12,11 @@ import { pinning } from './pinned.js';
 import { fileFixture, type FileFixture } from './test-fixture.js';
 
 /**
- * Issue #16, hole A: the policy checks a file call's real path when it decides, but the call may
- * wait minutes for a person. Meanwhile a process the agent started (a background job in the
- * sandbox may change ~/Projects) moves ~/Projects/site away and puts a symlink to NextAI's data
- * directory in its place. What runs after the approval must act on the folder that was judged, or
- * on nothing — never on NextAI's own files.
+ * A folder swapped while a person decides: the policy checks a file call's real path when it
+ * decides, but the call may wait minutes for a person. Meanwhile a process the agent started (a
+ * background job in the sandbox may change ~/Projects) moves ~/Projects/site away and puts a
+ * symlink to NextAI's data directory in its place. What runs after the approval must act on the
+ * folder that was judged, or on nothing — never on NextAI's own files.
  *
  * Each test: the same file guard the policy uses allows the path (the decision), then the tree
  * is changed, then the tool runs.

@@ -24,7 +24,7 @@ type InputTool =
 export function createInputHandlers(services: HostServices): HandlerGroup<InputTool> {
   const { input } = services.desktop;
   const space = services.screenSpace;
-  // NextAI's own pages on screen: the agent's buttons and keys may not act on them (issue #16).
+  // NextAI's own pages on screen: the agent's buttons and keys may not act on them.
   const surfaces = services.ownSurfaces;
 
   const describe = (image: Point, screen: Point) =>

@@ -1,8 +1,7 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
-
 import { AppError, type OwnSurface } from '@nextai/shared';
 
 import type { Point } from '../../platform/desktop.js';
+import { sleep } from '../../core/sleep.js';
 
 /**
  * How long after the agent's previous mouse or keyboard input its next click or key waits, so the
@@ -41,7 +40,7 @@ export interface OwnSurfacesOptions {
 }
 
 /**
- * NextAI's own pages on the person's screen, as each connected browser reports them (issue #16):
+ * NextAI's own pages on the person's screen, as each connected browser reports them:
  * the agent's mouse and keyboard may not act on them. A click there could answer an approval or
  * change a setting, and keys typed there would speak in the person's conversation. The browser
  * reports synthetic input as a real gesture, so the panel alone cannot tell the agent's click
@@ -54,16 +53,7 @@ export class OwnSurfaces {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(private readonly options: OwnSurfacesOptions) {
-    this.sleep =
-      options.sleep ??
-      ((ms, signal) =>
-        sleepFor(ms, undefined, { signal }).then(
-          () => undefined,
-          (error: unknown) => {
-            // Why the call was cancelled (the emergency stop…), not a bare AbortError.
-            throw signal?.reason ?? error;
-          },
-        ));
+    this.sleep = options.sleep ?? sleep;
   }
 
   report(source: string, surfaces: readonly OwnSurface[]): void {

@@ -40,7 +40,7 @@ export interface TerminalHandlers extends HandlerGroup<'bash_execute' | 'bash_se
   sessionCwd(id: string | undefined): string | undefined;
   /**
    * The policy may have changed (the daemon calls this on `policy.changed`; every bash_execute
-   * checks too): sandboxed shells that reach what it no longer allows are ended (issue #16).
+   * checks too): sandboxed shells that reach what it no longer allows are ended.
    */
   policyChanged(): Promise<void>;
   /**

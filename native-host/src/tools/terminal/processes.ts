@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Platform } from '@nextai/shared';
 
 import { runCommand } from '../../core/subprocess.js';
+import { sleep } from '../../core/sleep.js';
 
 /**
  * Finding and ending what a shell session started.
@@ -221,8 +222,6 @@ export interface ProcessControl {
 const KILL_ROUNDS = 40;
 const KILL_ROUND_PAUSE_MS = 5;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function linuxProcessControl(procRoot = '/proc'): ProcessControl {
   /**
    * SIGKILLs the matching processes, then looks again for ones forked meanwhile, until a look finds
@@ -304,7 +303,7 @@ export function macProcessControl(): ProcessControl {
         if (targets.length === 0) break;
         beforeKill?.();
         for (const entry of targets) if (signalAll([entry.pid], 'SIGKILL') > 0) killed.add(entry.pid);
-        await pause(KILL_ROUND_PAUSE_MS);
+        await sleep(KILL_ROUND_PAUSE_MS);
       }
       return [...killed];
     },

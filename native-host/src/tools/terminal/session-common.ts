@@ -5,6 +5,7 @@ import type { IPty } from 'node-pty';
 
 import type { CapturedText } from './output.js';
 import type { ProcessControl } from './processes.js';
+import { sleep } from '../../core/sleep.js';
 
 /**
  * What a shell session (session.ts) and its shell kinds (posix-session.ts, powershell-session.ts)
@@ -182,5 +183,5 @@ export function describeExit(exit: ShellExit): string {
 }
 
 export function delay(ms: number): Promise<false> {
-  return new Promise((resolve) => setTimeout(() => resolve(false), ms));
+  return sleep(ms).then(() => false);
 }
