@@ -118,6 +118,47 @@ describe('nextai daemon', () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true);
   });
 
+  it('writes and rotates logs/daemon.log itself, and shows its last lines readably when it cannot start', async () => {
+    home = makeHome();
+    const log = path.join(home.dir, 'logs', 'daemon.log');
+    fs.mkdirSync(path.dirname(log), { recursive: true, mode: 0o700 });
+    // A log already at its 10 MiB limit: the daemon keeps it as daemon.log.1 and starts a new one.
+    const full = `${'a line from before'.padEnd(1023, '.')}\n`.repeat(10 * 1024);
+    fs.writeFileSync(log, full, { mode: 0o600 });
+
+    expect((await runCli(['daemon', '--detach'], home.env)).code).toBe(0);
+    const pid = readPid(path.join(home.dir, 'run', 'daemon.pid'));
+    expect(fs.readFileSync(`${log}.1`, 'utf8').startsWith(full)).toBe(true);
+    const entries = () =>
+      fs
+        .readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: string; component: string; msg: string; pid?: number });
+    await expect
+      .poll(() => entries().find((entry) => entry.msg === 'daemon started'))
+      .toMatchObject({
+        level: 'info',
+        component: 'daemon',
+        pid,
+      });
+    expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
+    await expect.poll(() => isAlive(pid as number)).toBe(false);
+    // Its last line, written as it exited.
+    expect(entries().at(-1)).toMatchObject({ component: 'daemon', msg: 'daemon stopped' });
+
+    const db = new Database(path.join(home.dir, 'data.db'));
+    db.pragma('user_version = 99');
+    db.close();
+    const failed = await runCli(['daemon', '--detach'], home.env);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stderr).toContain('The daemon could not start (exit code 1).');
+    expect(failed.stderr).toContain(`Last lines of ${log}:`);
+    expect(failed.stderr).toMatch(/\d\dZ error \[daemon\] the daemon could not start error=".*schema 99/);
+    // Rendered for a person, not the file's JSON.
+    expect(failed.stderr).not.toContain('{"level"');
+  });
+
   it('stops on `nextai daemon stop` and removes its socket', async () => {
     home = makeHome();
     await runCli(['daemon', '--detach'], home.env);

@@ -26,7 +26,7 @@ import {
 } from '../install/service/restart-backoff.js';
 import { servicePlan } from '../install/service/service-units.js';
 import { ensurePrivateDirectory } from '../daemon/instance-lock.js';
-import { logUnhandledRejections } from '../daemon/process-guards.js';
+import { logUncaughtExceptions, logUnhandledRejections } from '../daemon/process-guards.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printLine } from './output.js';
 
@@ -88,9 +88,14 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
 async function runDaemonInForeground(options: { service: boolean }): Promise<number> {
   const paths = dataPaths();
   const platform = currentPlatform();
-  const log = createLogger({ component: 'daemon', stderr: true });
-  // For the life of the daemon: a rejection nothing handled is logged, not fatal (see process-guards.ts).
+  // The daemon writes (and rotates) logs/daemon.log itself. stderr gets the lines too when a
+  // person or a program reads it (a terminal, a pipe, the systemd journal), not when it is a file:
+  // `nextai daemon --detach` points it at daemon.log for what comes before this logger exists.
+  const log = createLogger({ component: 'daemon', file: paths.daemonLog, stderr: 'auto' });
+  // For the life of the daemon: a rejection nothing handled is logged, not fatal; an uncaught
+  // exception is logged, and written out, before it ends the process (see process-guards.ts).
   logUnhandledRejections(log);
+  logUncaughtExceptions(log);
   const stateFile = path.join(paths.runDir, 'service-state.json');
   let stable: NodeJS.Timeout | undefined;
   if (options.service) {
@@ -145,6 +150,12 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
         }
         writeServiceState(stateFile, { running: true, failures: 0, started_at: new Date().toISOString() });
         continue;
+      }
+      // In the log too: under a launcher or a service manager, stderr is not where people look.
+      if (appError.code === 'DAEMON_ALREADY_RUNNING') {
+        log.info('another daemon serves this data directory; this one exits', { reason: appError.message });
+      } else {
+        log.error('the daemon could not start', { error: appError.message, code: appError.code });
       }
       printError(appError.message);
       return exitCodeFor(appError);

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { AppError } from '@nextai/shared/wire';
 
-import type { Logger } from '../core/logger.js';
+import { renderLogLine, type Logger } from '../core/logger.js';
 import type { DataPaths } from '../core/paths.js';
 import { cliProgramPath } from './self-path.js';
 
@@ -128,7 +128,11 @@ export async function ensureDaemon(
   );
 }
 
-/** Starts `nextai daemon` in the background, detached from the caller, logging to logs/daemon.log. */
+/**
+ * Starts `nextai daemon` in the background, detached from the caller. The daemon writes and
+ * rotates logs/daemon.log itself; its stdout and stderr go to the same file, for what it prints
+ * before its logger exists (a module that failed to load) and for Node's report of a crash.
+ */
 export function spawnDetachedDaemon(paths: DataPaths) {
   fs.mkdirSync(paths.logsDir, { recursive: true, mode: 0o700 });
   const logFd = fs.openSync(paths.daemonLog, 'a', 0o600);
@@ -178,15 +182,37 @@ function unavailable(paths: DataPaths, reason: UnavailableReason, message: strin
   return new AppError('DAEMON_UNAVAILABLE', log ? `${message}\n${log}` : message, { cause, details: { reason } });
 }
 
-/** The last lines of the daemon log, which usually say why it did not start. */
-function tailOfLog(file: string, lines = 5): string {
+/** How much of the end of the log is read for its last lines. */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The last lines of the daemon log, which usually say why it did not start; the logger's JSON
+ * lines rendered as `time level [component] message key=value…`, other lines as they are.
+ */
+export function tailOfLog(file: string, lines = 5): string {
+  let text: string;
   try {
-    const text = fs.readFileSync(file, 'utf8').trimEnd();
-    if (!text) return '';
-    return `Last lines of ${file}:\n${text.split('\n').slice(-lines).join('\n')}`;
+    text = readEnd(file, TAIL_BYTES).trimEnd();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     return `(could not read ${file}: ${(error as Error).message})`;
+  }
+  if (!text) return '';
+  return `Last lines of ${file}:\n${text.split('\n').slice(-lines).map(renderLogLine).join('\n')}`;
+}
+
+/** The last `bytes` of a file, from the first whole line in them. */
+function readEnd(file: string, bytes: number): string {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    const read = fs.readSync(fd, buffer, 0, buffer.length, start);
+    const text = buffer.subarray(0, read).toString('utf8');
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -32,3 +32,22 @@ describe('logUnhandledRejections', () => {
     expect(result.status).toBe(0);
   });
 });
+
+describe('logUncaughtExceptions', () => {
+  it('logs the exception that ends the process, with its stack, and the process still ends', () => {
+    const result = runNode(`
+      const { logUncaughtExceptions } = await import('./process-guards.ts');
+      const { createLogger } = await import('../core/logger.ts');
+      logUncaughtExceptions(createLogger({ component: 'daemon', stderr: true }));
+      setTimeout(() => {
+        throw new Error('a thrown bug');
+      });
+      setTimeout(() => process.stdout.write('still running'), 200);
+    `);
+    expect(result.stderr).toContain('an exception nothing caught ends the daemon (a bug)');
+    expect(result.stderr).toContain('error="a thrown bug" origin="uncaughtException"');
+    expect(result.stderr).toMatch(/stack="Error: a thrown bug\\n\s+at /);
+    expect(result.stdout).toBe('');
+    expect(result.status).toBe(1);
+  });
+});

@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import { flushLogs, type Logger } from '../core/logger.js';
 
 /**
  * Logs a promise rejection nothing handled, with its stack, and keeps the daemon running.
@@ -21,4 +21,23 @@ export function logUnhandledRejections(log: Logger): () => void {
   };
   process.on('unhandledRejection', onRejection);
   return () => process.off('unhandledRejection', onRejection);
+}
+
+/**
+ * Logs the exception that is about to end the daemon (see {@link logUnhandledRejections} for why it
+ * still ends it), with its stack, and writes the log out at once: the daemon's log file is written
+ * asynchronously, and these are the lines that say why it died. Node's own report still goes to
+ * stderr, and the process ends as it would have.
+ */
+export function logUncaughtExceptions(log: Logger): () => void {
+  const onException = (error: unknown, origin: string) => {
+    log.error('an exception nothing caught ends the daemon (a bug)', {
+      error: error instanceof Error ? error.message : String(error),
+      origin,
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    flushLogs();
+  };
+  process.on('uncaughtExceptionMonitor', onException);
+  return () => process.off('uncaughtExceptionMonitor', onException);
 }
