@@ -1,5 +1,5 @@
 /**
- * Screen benchmarks (issue #4), in-process with the real screen tools on a real X server (Xvfb
+ * Screen benchmarks, in-process with the real screen tools on a real X server (Xvfb
  * 1920×1080 + openbox) showing a picture full of text:
  *   - `screenshot` end to end through its handler (GetImage over our X connection, pixel preparation with change
  *     hashing, sharp scale + JPEG q80, base64 or blob reference), p50/p95 — goal p50 ≤ 40 ms;
@@ -19,8 +19,10 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
+import { createLogger } from '../../native-host/src/core/logger.js';
 import { runCommand } from '../../native-host/src/core/subprocess.js';
-import { FileBlobStore } from '../../native-host/src/tools/blob-store-impl.js';
+import { openDatabase } from '../../native-host/src/storage/database.js';
+import { ImageStore } from '../../native-host/src/storage/image-store.js';
 import { scaleAndEncode } from '../../native-host/src/tools/screen/encode.js';
 import { createScreenHandlers } from '../../native-host/src/tools/screen/index.js';
 import { preparePixels } from '../../native-host/src/tools/screen/pixels.js';
@@ -75,7 +77,8 @@ export async function benchScreen(): Promise<string[]> {
 async function measure(dir: string): Promise<string[]> {
   const lines: string[] = [];
   const desktop = createLinuxDesktop(process.env, dir);
-  const services = testServices(desktop, new FileBlobStore(path.join(dir, 'blobs')));
+  const db = await openDatabase(path.join(dir, 'bench.db'), createLogger({ component: 'bench', level: 'error' }));
+  const services = testServices(desktop, new ImageStore(db));
   const group = createScreenHandlers(services);
   try {
     const { screenshot, screen_ocr } = group.handlers;
@@ -185,6 +188,7 @@ async function measure(dir: string): Promise<string[]> {
     );
   } finally {
     await group.dispose?.();
+    db.close();
   }
   return lines;
 }

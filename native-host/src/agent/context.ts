@@ -1,5 +1,5 @@
 /**
- * Context management for the agent loop (issue #5), as pure functions over the provider-neutral
+ * Context management for the agent loop, as pure functions over the provider-neutral
  * messages of providers/types.ts: how a tool's outcome becomes tool_result content, how content
  * from outside is marked as data, how old screenshots leave the conversation, and which turns to
  * fold into a summary when the conversation outgrows its budget. The summarising model call and

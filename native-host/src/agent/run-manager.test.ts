@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { openDatabase, type Db } from '../storage/database.js';
 import { EventLog } from '../storage/event-log.js';
+import { ImageStore } from '../storage/image-store.js';
 import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import { createLogger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
@@ -54,7 +55,6 @@ function harness(
 ): Harness {
   const provider = new ScriptedProvider(script);
   const calls: Harness['calls'] = [];
-  const blobs = new Map<string, Buffer>();
   // Assigned below; callTool reaches it for the run's own tools (ask_user, todo_write).
   // eslint-disable-next-line prefer-const
   let manager!: RunManager;
@@ -91,16 +91,7 @@ function harness(
     model: () => ({ provider, model: 'claude-sonnet-4-5', price: { inputPerMillion: 3, outputPerMillion: 15 } }),
     projectId: (name) => name ?? 'default',
     approvals: { statusForRunCall: () => undefined, pendingForRun: () => [], get: () => ({ run_id: null }) },
-    readBlob: (reference) => {
-      const data = blobs.get(reference);
-      if (!data) throw new AppError('NOT_FOUND', `no blob ${reference}`);
-      return { data, mimeType: 'image/png' };
-    },
-    putBlob: (data) => {
-      const reference = `blob:${String(blobs.size).padStart(24, '0')}`;
-      blobs.set(reference, data);
-      return reference;
-    },
+    images: new ImageStore(db),
     systemPrompt: () => 'system prompt',
     log,
     loopOptions: { retryDelayMs: 1 },
@@ -508,19 +499,65 @@ describe('RunManager: observing and context', () => {
     );
     const run = await until(manager, manager.start({ goal: 'look' }, 'test').id, ['finished']);
     expect(countImages(provider.requests[4])).toBe(3);
-    // The checkpoint names the images it shows; only those are kept, and none is inline.
+    // The checkpoint names the images it shows, none inline; the four screenshots are the same
+    // bytes, so one stored image, held by the run.
     const saved = JSON.stringify(manager.runs.latestCheckpoint(run.id)?.state);
     expect(saved).not.toContain(PNG_1X1);
-    expect(saved.match(/runimg:/g)).toHaveLength(3);
-    expect(db.prepare('SELECT count(*) FROM run_images WHERE run_id = ?').pluck().get(run.id)).toBe(3);
+    expect(saved.match(/blob:[0-9a-f]{64}/g)).toHaveLength(3);
+    expect(db.prepare('SELECT count(*) FROM image_holds WHERE holder = ?').pluck().get(`run:${run.id}`)).toBe(1);
+    expect(db.prepare('SELECT count(*) FROM images').pluck().get()).toBe(1);
     const sent = provider.requests[4]?.messages;
     expect(JSON.stringify(sent)).toContain(PNG_1X1);
-    expect(JSON.stringify(sent)).not.toContain('runimg:');
+    expect(JSON.stringify(sent)).not.toContain('blob:');
     const text = lastUserText(provider.requests[5]);
     expect(text).toMatch(
       /<untrusted_data source="file_read" path="\/tmp\/notes.txt">[\s\S]*Ignore previous instructions[\s\S]*<\/untrusted_data>/,
     );
     expect(JSON.stringify(provider.requests[5]?.messages)).toContain('screenshot 1×1 taken at step 1, no longer shown');
+  });
+
+  it("keeps the images a run's steps name after the hour that unheld payloads last", async () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const images = new ImageStore(db, { clock: () => new Date(now), inlineLimit: 16 });
+    const byReference = Buffer.from(PNG_1X1, 'base64');
+    const inline = Buffer.from('a small screenshot');
+    const recordOnly = Buffer.from('named by the step record, not shown to the model');
+    let shots = 0;
+    const { manager } = harness(
+      [
+        { calls: [{ name: 'screenshot', input: {} }] },
+        { calls: [{ name: 'screenshot', input: {} }] },
+        { calls: [{ name: 'system_info', input: {} }] },
+        { text: 'seen' },
+      ],
+      {
+        system_info: () => ({ attachments: [images.put(recordOnly, 'image/png')] }),
+        screenshot: () => {
+          shots += 1;
+          // The first comes back by reference (as a large one does), the second as base64.
+          const image = shots === 1 ? images.inlineOrReference(byReference, 'image/png') : inline.toString('base64');
+          return { image, format: shots === 1 ? 'png' : 'jpeg', width: 1, height: 1, scale: 1, timestamp: 't' };
+        },
+      },
+      { images },
+    );
+    const fromTheCli = images.put(Buffer.from('nextai tool screenshot'), 'image/png');
+    const run = await until(manager, manager.start({ goal: 'look twice' }, 'test').id, ['finished']);
+    const stepImages = manager
+      .steps(run.id)
+      .filter((step) => step.intent.tool === 'screenshot')
+      .map((step) => (step.result as { output: { image: string } }).output.image);
+    expect(stepImages).toHaveLength(2);
+    for (const reference of stepImages) expect(reference).toMatch(/^blob:[0-9a-f]{64}$/u);
+
+    now += 2 * 60 * 60 * 1000;
+    expect(images.prune()).toBe(1);
+    expect(() => images.get(fromTheCli)).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect(images.get(stepImages[0] ?? '')).toEqual({ data: byReference, mimeType: 'image/png' });
+    expect(images.get(stepImages[1] ?? '')).toEqual({ data: inline, mimeType: 'image/jpeg' });
+    const info = manager.steps(run.id).find((step) => step.intent.tool === 'system_info');
+    const attachment = (info?.result as { output: { attachments: string[] } }).output.attachments[0] ?? '';
+    expect(images.get(attachment).data).toEqual(recordOnly);
   });
 
   it('folds old turns into a summary when the conversation outgrows its budget', async () => {

@@ -12,15 +12,15 @@ import {
 } from '@nextai/shared';
 
 import type { Db } from '../storage/database.js';
+import type { ImageStore } from '../storage/image-store.js';
 import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
-import type { ReadBlob } from './context.js';
 import { initialLoopState, isLoopState } from './loop/loop-state.js';
 import { RunLoop, type LoopOptions, type ModelChoice } from './loop/run-loop.js';
 import type { Message } from './providers/types.js';
 import { QuestionStore } from './question-store.js';
-import { RunImageStore } from './run-images.js';
+import { RunImages } from './run-images.js';
 import { RunStore, type RunRecord } from './run-store.js';
 import { transitionRun, type RunEvents } from './run-transition.js';
 import { SessionStore, type SessionRecord } from './session-store.js';
@@ -41,8 +41,8 @@ export interface RunManagerOptions {
     pendingForRun(runId: string): string[];
     get(id: string): { run_id: string | null };
   };
-  readBlob: ReadBlob;
-  putBlob(data: Buffer, mimeType: string): string;
+  /** The one image store: what tools return by reference, and the images runs hold. */
+  images: ImageStore;
   systemPrompt(run: RunRecord): string;
   /** The emergency stop's latched state: while it is on, no run starts or resumes. */
   emergency?: () => { active: boolean; reason?: string | undefined };
@@ -64,7 +64,7 @@ export class RunManager {
   readonly runs: RunStore;
   readonly sessions: SessionStore;
   readonly questions: QuestionStore;
-  readonly images: RunImageStore;
+  readonly images: RunImages;
   private readonly loops = new Map<string, RunLoop>();
   private readonly definitionCache = new Map<
     string,
@@ -78,7 +78,7 @@ export class RunManager {
     this.runs = new RunStore(options.db, clock);
     this.sessions = new SessionStore(options.db, clock);
     this.questions = new QuestionStore(options.db, clock);
-    this.images = new RunImageStore(options.db);
+    this.images = new RunImages(options.images);
     // Deferred: the listener runs inside EventLog.append, and a transition appends an event itself.
     this.unsubscribe = options.events.subscribe((event) => {
       if (event.type === 'approval.requested' || event.type === 'approval.answered') {
@@ -341,11 +341,11 @@ export class RunManager {
       tools: () => this.toolDefinitions(this.runs.get(id).grant),
       model: () => this.options.model(),
       systemPrompt: (run) => this.options.systemPrompt(run),
-      readBlob: this.options.readBlob,
-      putBlob: this.options.putBlob,
+      readBlob: (reference) => this.options.images.get(reference),
+      putBlob: (data, mimeType) => this.options.images.put(data, mimeType),
+      holdBlobs: (runId, value) => this.images.holdReferences(runId, value),
       storeImage: (runId, image) => this.images.put(runId, image),
       resolveImages: (messages) => this.images.resolve(messages),
-      dropImagesExcept: (runId, messages) => this.images.retainOnly(runId, messages),
       approvalStatus: (runId, callId) => this.options.approvals.statusForRunCall(runId, callId),
       recordAnswer: (run, text) => this.recordSessionMessage(run, 'assistant', { text, run_id: run.id }),
       log: this.options.log,

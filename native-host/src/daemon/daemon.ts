@@ -47,7 +47,6 @@ import { ScheduleService } from '../scheduler/schedule-service.js';
 import { ScheduleStore } from '../scheduler/schedule-store.js';
 import { readSchedulerConfig } from '../scheduler/scheduler-config.js';
 import { Scheduler } from '../scheduler/scheduler.js';
-import { FileBlobStore } from '../tools/blob-store-impl.js';
 import { createHostHandlers, type HostToolSet } from '../tools/host-handlers.js';
 import { ScreenSpace } from '../tools/screen-space.js';
 import type { HostHandlers, HostServices } from '../tools/types.js';
@@ -65,6 +64,7 @@ import { peerOf } from './identity/peer-process.js';
 import { openDatabase, type Db } from '../storage/database.js';
 import { EmergencyStop } from '../gateway/emergency-stop.js';
 import { EventLog } from '../storage/event-log.js';
+import { ImageStore } from '../storage/image-store.js';
 import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
 import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
 import { ToolGateway, type CallContext, type ToolCallRequest } from '../gateway/tool-gateway.js';
@@ -115,7 +115,7 @@ export class Daemon {
   private readonly hostTools: HostToolSet;
   /** The operating-system sandbox commands and apps run in. */
   readonly sandbox: SandboxService;
-  /** The daemon's own headless browser for browser tools when no extension is connected (issue #7). */
+  /** The daemon's own headless browser for browser tools when no extension is connected. */
   private readonly headless: HeadlessBrowser | undefined;
   private stopping = false;
   private resolveStopped!: () => void;
@@ -145,8 +145,8 @@ export class Daemon {
     });
     this.approvals = new ApprovalQueue(db, events);
     const guarded = protectedPaths(paths, platform, homeDir, process.env, log);
-    // Everything the agent starts runs in the operating system's sandbox (issue #15); the policy
-    // judges against the same folders the sandbox is built from.
+    // Everything the agent starts runs in the operating system's sandbox, so that most commands
+    // need no approval; the policy judges against the same folders the sandbox is built from.
     const sandbox =
       options.sandbox ??
       new SandboxService({
@@ -176,11 +176,11 @@ export class Daemon {
       createDesktop(platform, process.env, homeDir, { windowPid: (machine, pid) => sandbox.windowPid(machine, pid) });
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
     // The grant of the call in progress (set where runs and schedules enter the gateway, below):
-    // the file tools check a path again as they act, narrowed by it (issue #16).
+    // the file tools check a path again as they act, narrowed by it.
     const callGrants = new CallGrants();
     const callTool = (request: ToolCallRequest, context: CallContext) =>
       callGrants.run(context.grant, () => this.gateway.call(request, context));
-    // Every app the agent starts, so the emergency stop can end them (issue #16). One that starts
+    // Every app the agent starts, so the emergency stop can end them. One that starts
     // while the stop is on (a launch under way when it came) is ended at once.
     const launchedApps = new LaunchedApps({
       platform,
@@ -191,7 +191,12 @@ export class Daemon {
     // the same for this data directory across restarts, so the stop also finds what a previous
     // daemon started, and never what another NextAI (another NEXTAI_HOME) did.
     const agentMark = agentMarkFor(paths.dataDir);
-    const blobs = new FileBlobStore(path.join(paths.screenshotsDir, 'blobs'));
+    // The one image store, in data.db: tools' large payloads and the images runs hold.
+    const blobs = new ImageStore(db);
+    blobs.prune();
+    // Where earlier versions kept payloads as files, for an hour: nothing reads or prunes them now
+    // (their references answer NOT_FOUND), so they go rather than stay on disk for good.
+    fs.rmSync(path.join(paths.screenshotsDir, 'blobs'), { recursive: true, force: true });
     // When the agent last used the mouse or keyboard: clicks in the side panel right after are not
     // taken as the person's, and its next click or key waits for the browser's report of NextAI's
     // pages on screen (what its previous input opened or focused).
@@ -229,7 +234,7 @@ export class Daemon {
     fs.rmSync(path.join(paths.runDir, 'sandbox-apps'), { recursive: true, force: true });
     this.hostTools = createHostHandlers(hostServices, { terminalRoot });
     // A narrower policy reaches what already runs: shells whose sandbox was set up with folders it
-    // no longer allows end now (issue #16), not at their next command; background jobs with them.
+    // no longer allows end now, not at their next command; background jobs with them.
     events.subscribe((event) => {
       if (event.type !== 'policy.changed') return;
       queueMicrotask(() => {
@@ -317,8 +322,7 @@ export class Daemon {
       model: options.model ?? (() => chooseModel(paths.configFile)),
       projectId: (name) => policy.project(name).id,
       approvals: this.approvals,
-      readBlob: (reference) => blobs.get(reference),
-      putBlob: (data, mimeType) => blobs.put(data, mimeType),
+      images: blobs,
       systemPrompt: (run) => buildSystemPrompt({ platform, project: run.project, now: new Date(), homeDir }),
       // Set just below; read only when a run starts or resumes.
       emergency: () => this.emergency.state(),
@@ -326,7 +330,7 @@ export class Daemon {
       ...(options.loopOptions ? { loopOptions: options.loopOptions } : {}),
     });
     // A person may be anywhere but in the browser: every new approval request also reaches them as
-    // an OS notification (seed 000 §9; the badge and the panel show it too).
+    // an OS notification (the badge and the panel show it too).
     events.subscribe((event) => {
       if (event.type !== 'approval.requested') return;
       const { tool, risk, reason } = event.data as { tool: string; risk: string; reason: string };
@@ -342,7 +346,7 @@ export class Daemon {
       {
         abortRunningCalls: async (reason) => {
           this.runManager.pauseAll(`emergency stop: ${reason}`);
-          // Headless browsers close with the stop (DESIGN.md: emergency stop).
+          // Headless browsers close with the stop (docs/ARCHITECTURE.md, "Emergency stop").
           const [aborted] = await Promise.all([this.gateway.abortAll(reason), this.headless?.close()]);
           return aborted;
         },

@@ -61,6 +61,7 @@ async function migrate(db: Db, file: string, log: Logger, migrations: readonly M
   for (const migration of pending) {
     const apply = db.transaction(() => {
       db.exec(migration.sql);
+      migration.data?.(db);
       db.pragma(`user_version = ${migration.version}`);
     });
     try {

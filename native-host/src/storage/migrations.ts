@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+
+import type Database from 'better-sqlite3';
+
 /**
  * The database schema, as an ordered list of migrations. A migration is never edited after it
  * has shipped; changes come as new entries. `PRAGMA user_version` records how far a database is.
@@ -6,6 +10,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Moves data SQL alone cannot (hashing, rewriting JSON); runs after `sql`, in the same transaction. */
+  data?: (db: Database.Database) => void;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -316,4 +322,75 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_log_kind ON audit_log (kind, seq);
     `,
   },
+  {
+    version: 13,
+    name: 'one content-addressed image store, whose images runs hold',
+    sql: `
+      -- Screenshots and other large payloads, named blob:<hash> by the SHA-256 of their bytes: the
+      -- same bytes are one row, whether a tool returned them, a step record or a run's conversation
+      -- names them (storage/image-store.ts). Replaces run_images and the screenshots/blobs folder.
+      CREATE TABLE images (
+        hash TEXT PRIMARY KEY,
+        media_type TEXT NOT NULL,
+        data BLOB NOT NULL,
+        created_at TEXT NOT NULL,
+        used_at TEXT NOT NULL
+      );
+      CREATE INDEX images_by_use ON images (used_at);
+
+      -- Who keeps an image: run:<run id> for the images a run's steps and conversation name. An
+      -- image nobody holds goes an hour after its last use; a held one cannot be deleted.
+      CREATE TABLE image_holds (
+        holder TEXT NOT NULL,
+        hash TEXT NOT NULL REFERENCES images (hash),
+        PRIMARY KEY (holder, hash)
+      ) WITHOUT ROWID;
+      CREATE INDEX image_holds_by_image ON image_holds (hash);
+
+      -- A run holds its images for as long as it exists.
+      CREATE TRIGGER runs_release_images AFTER DELETE ON runs
+        BEGIN DELETE FROM image_holds WHERE holder = 'run:' || OLD.id; END;
+    `,
+    data: moveRunImages,
+  },
 ];
+
+/**
+ * Migration 13: every row of run_images becomes an image held by its run, and the checkpoints'
+ * `runimg:<id>` references become the images' `blob:<hash>` references; then run_images goes.
+ * Rows are read one at a time: a database can hold many runs' screenshots.
+ */
+function moveRunImages(db: Database.Database): void {
+  const ids = db.prepare('SELECT id FROM run_images ORDER BY run_id, created_at').pluck().all() as string[];
+  const read = db.prepare('SELECT run_id, media_type, data, created_at FROM run_images WHERE id = ?');
+  const insert = db.prepare(
+    'INSERT INTO images (hash, media_type, data, created_at, used_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING',
+  );
+  const hold = db.prepare('INSERT OR IGNORE INTO image_holds (holder, hash) VALUES (?, ?)');
+  const renamed = new Map<string, string>();
+  for (const id of ids) {
+    const row = read.get(id) as { run_id: string; media_type: string; data: Buffer; created_at: string };
+    const hash = createHash('sha256').update(row.data).digest('hex');
+    insert.run(hash, row.media_type, row.data, row.created_at, row.created_at);
+    hold.run(`run:${row.run_id}`, hash);
+    renamed.set(`runimg:${id}`, `blob:${hash}`);
+  }
+  const rewrite = (value: unknown): unknown => {
+    if (typeof value === 'string') return renamed.get(value) ?? value;
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, rewrite(inner)]));
+    }
+    return value;
+  };
+  const checkpoints = db
+    .prepare(`SELECT run_id, step FROM run_checkpoints WHERE instr(state, '"runimg:') > 0`)
+    .all() as { run_id: string; step: number }[];
+  const readState = db.prepare('SELECT state FROM run_checkpoints WHERE run_id = ? AND step = ?').pluck();
+  const writeState = db.prepare('UPDATE run_checkpoints SET state = ? WHERE run_id = ? AND step = ?');
+  for (const { run_id: runId, step } of checkpoints) {
+    const state = JSON.parse(readState.get(runId, step) as string) as unknown;
+    writeState.run(JSON.stringify(rewrite(state)), runId, step);
+  }
+  db.exec('DROP TABLE run_images');
+}

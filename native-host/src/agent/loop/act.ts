@@ -229,8 +229,18 @@ async function callChokepoint(runtime: LoopRuntime, request: ToolCallRequest): P
   }
 }
 
-/** The step record keeps images as blob references: a run of 500 screenshots must not fill the database. */
+/**
+ * The step record keeps images as blob references (the same bytes the conversation shows are the
+ * same stored image), and the run holds every image its record names, so the record never points
+ * at a pruned payload.
+ */
 function storable(runtime: LoopRuntime, result: ToolResult): ToolResult {
+  const stored = withImageReference(runtime, result);
+  runtime.services.holdBlobs(runtime.runId, stored);
+  return stored;
+}
+
+function withImageReference(runtime: LoopRuntime, result: ToolResult): ToolResult {
   if (!result.ok || typeof result.output !== 'object' || result.output === null) return result;
   const output = result.output as Record<string, unknown>;
   const image = output.image;
@@ -264,7 +274,8 @@ async function observe(runtime: LoopRuntime, pending: PendingTurn): Promise<void
 
 /**
  * The finished turn's results (and what the loop saw of the screen) become one user message;
- * only the last few screenshots stay images, and the run's other images are dropped.
+ * only the last few screenshots stay images (the others stay stored, held by the run, for its
+ * step records).
  */
 export function commitPending(runtime: LoopRuntime): void {
   const { state } = runtime;
@@ -276,5 +287,4 @@ export function commitPending(runtime: LoopRuntime): void {
   state.messages = retainRecentImages(state.messages, runtime.options.keepImages);
   // Not saved here: the next model call saves it with its own step. Until then, the saved
   // state still has this turn pending with every result, and committing it again gives this.
-  runtime.services.dropImagesExcept(runtime.runId, state.messages);
 }

@@ -39,10 +39,11 @@ export interface LoopServices {
   readBlob: ReadBlob;
   /** Stores an image so step records hold a reference, not megabytes of base64. */
   putBlob(data: Buffer, mimeType: string): string;
-  /** The run's conversation images by reference (RunImageStore.put / resolve / retainOnly). */
+  /** Holds for the run every `blob:` reference in a step's result, before the result is written. */
+  holdBlobs(runId: string, value: unknown): void;
+  /** The run's conversation images by reference, held by the run (RunImages.put / resolve). */
   storeImage(runId: string, image: ImageBlock): ImageBlock;
   resolveImages(messages: Message[]): Message[];
-  dropImagesExcept(runId: string, messages: Message[]): void;
   /** Latest approval status of a run's tool call (see ApprovalQueue.statusForRunCall). */
   approvalStatus(runId: string, callId: string): string | undefined;
   /** The session the run's final answer is written to. */
@@ -180,7 +181,7 @@ export class LoopRuntime {
     }
   }
 
-  /** The images of a result as references to the run's stored images (see RunImageStore). */
+  /** The images of a result as references to the run's stored images (see RunImages). */
   intern<B extends ToolResultBlock | TextBlock | ImageBlock>(block: B): B {
     return internImages(block, (image) => this.services.storeImage(this.runId, image));
   }

@@ -10,7 +10,7 @@ export interface TextBlock {
 
 export interface ImageBlock {
   type: 'image';
-  /** Base64 without a `data:` prefix (or, inside the agent loop's state, a `runimg:` reference). */
+  /** Base64 without a `data:` prefix (or, inside the agent loop's state, a `blob:` reference). */
   data: string;
   mediaType: string;
   /** Pixels, when known without decoding `data` (images held by reference). */

@@ -1,7 +1,6 @@
 import { type Platform } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import { expandBraces, globReach, isGlob } from './file-guard.js';
 import { comparablePath, expandHome, isPathInside, joinedPath, lexicalAbsolute } from './paths.js';
 import { sensitivePathReason } from './sensitive.js';
 
@@ -189,49 +188,4 @@ describe('sensitivePathReason', () => {
   });
 });
 
-describe('globs and braces in shell paths', () => {
-  it.each([
-    ['/h/.nextai-*/config.json', '/h/.nextai-agent', 'linux', 'inside'],
-    ['/h/.nextai-agent', '/h/.nextai-agent', 'linux', 'inside'],
-    ['/h/*', '/h/.nextai-agent', 'linux', undefined],
-    ['/h/.*', '/h/.nextai-agent', 'linux', 'inside'],
-    ['/*', '/h/.nextai-agent', 'linux', 'ancestor'],
-    ['/h/**/x', '/h/.nextai-agent', 'linux', 'inside'],
-    ['/h/.NEXTAI-*', '/h/.nextai-agent', 'linux', undefined],
-    ['/h/.NEXTAI-*', '/h/.nextai-agent', 'macos', 'inside'],
-    ['C:\\Users\\*\\.nextai-agent\\*', 'c:\\users\\me\\.nextai-agent', 'windows', 'inside'],
-    ['D:\\*', 'C:\\x', 'windows', undefined],
-    ['/h/[.]nextai-agent', '/h/.nextai-agent', 'linux', 'inside'],
-    ['/h/?nextai-agent', '/h/.nextai-agent', 'linux', undefined],
-  ] as const)('%s reaches %s on %s: %s', (glob, target, platform, expected) => {
-    expect(globReach(glob, target, platform)).toBe(expected);
-  });
-
-  it('recognises glob characters', () => {
-    expect(['a*', 'a?', '[ab]', '@(x)', '!(x)', '+(x)'].every(isGlob)).toBe(true);
-    expect(['a', 'a[', 'a]', '{a,b}', 'x.y', '%2a'].some(isGlob)).toBe(false);
-  });
-
-  it.each([
-    ['a{b,c}d', ['abd', 'acd']],
-    ['{a,b}{1,2}', ['a1', 'a2', 'b1', 'b2']],
-    ['x{1..3}', ['x1', 'x2', 'x3']],
-    ['x{3..1}', ['x3', 'x2', 'x1']],
-    ['x{0..10..5}', ['x0', 'x5', 'x10']],
-    ['x{a..c}', ['xa', 'xb', 'xc']],
-    ['{a,{b,c}}', ['a', 'b', 'c']],
-    ['{a,../x}/y', ['a/y', '../x/y']],
-    ['${HOME}/x', ['${HOME}/x']],
-    ['\\{a,b}', ['\\{a,b}']],
-    ['{a}', ['{a}']],
-    ['{a,b', ['{a,b']],
-  ])('expands %s', (input, expected) => {
-    expect(expandBraces(input)).toEqual(expected);
-  });
-
-  it('gives up on huge expansions instead of building them', () => {
-    expect(expandBraces('{1..100000000}')).toBeUndefined();
-    expect(expandBraces('{a,b}'.repeat(9))).toBeUndefined();
-    expect(expandBraces('{a,b}'.repeat(8))).toHaveLength(256);
-  });
-});
+// Brace expansion and shell globs are tested beside them: brace-expansion.test.ts, shell-glob.test.ts.

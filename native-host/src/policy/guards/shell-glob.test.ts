@@ -12,13 +12,19 @@ describe('isGlob', () => {
     expect(['a', 'a[', 'a]', '{a,b}', 'x.y', '%2a'].some(isGlob)).toBe(false);
   });
 
-  it.each(['*', '**', '**/x', '[!a]', '[^a]', '[a-z]', '*(x)', '?(x)', 'a[]'])('takes %s as a glob', (value) => {
-    expect(isGlob(value)).toBe(true);
-  });
+  it.each(['*', '**', '**/x', '[!a]', '[^a]', '[a-z]', '*(x)', '?(x)', 'a[]', 'a?', '[ab]', '@(x)', '!(x)', '+(x)'])(
+    'takes %s as a glob',
+    (value) => {
+      expect(isGlob(value)).toBe(true);
+    },
+  );
 
-  it.each(['a{b,c}', '{1..3}', '(x)', 'a+b', 'a!b', 'a@b', '~/x', ''])('takes %s as a plain name', (value) => {
-    expect(isGlob(value)).toBe(false);
-  });
+  it.each(['a{b,c}', '{1..3}', '(x)', 'a+b', 'a!b', 'a@b', '~/x', '', 'a', 'a[', 'a]', 'x.y', '%2a'])(
+    'takes %s as a plain name',
+    (value) => {
+      expect(isGlob(value)).toBe(false);
+    },
+  );
 });
 
 describe('globReach', () => {

@@ -21,7 +21,7 @@ export interface LocateResult {
  * Finds a UI element described in words in a picture. The seam for element_locate: today by
  * matching the description against OCR text (OcrElementLocator); a vision-model locator that
  * answers with boxes for any element (icons too) belongs to the agent runs.
- * TODO(#5): a vision-model ElementLocator, used when a model with vision is configured.
+ * TODO: a vision-model ElementLocator, used when a model with vision is configured.
  */
 export interface ElementLocator {
   readonly kind: string;
