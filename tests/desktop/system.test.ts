@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 import { AppError } from '@nextai/shared';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { createLinuxDesktop } from '../../native-host/src/platform/linux/index.js';
 import { runCommand } from '../../native-host/src/core/subprocess.js';
@@ -40,18 +40,11 @@ afterAll(async () => {
 });
 
 async function waitForDunst(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await runCommand('dunstctl', ['is-paused'], {
-        env: { DBUS_SESSION_BUS_ADDRESS: env.DBUS_SESSION_BUS_ADDRESS ?? '' },
-      });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  await vi.waitFor(
+    () =>
+      runCommand('dunstctl', ['is-paused'], { env: { DBUS_SESSION_BUS_ADDRESS: env.DBUS_SESSION_BUS_ADDRESS ?? '' } }),
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 const xclip = (args: string[], input?: string) =>

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 
 import type { Approval, RunView } from '@nextai/shared';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
@@ -60,15 +60,19 @@ async function startDaemon(script: ScriptedTurn[]): Promise<DaemonClient> {
 }
 
 async function runState(id: string, states: RunView['state'][]): Promise<RunView> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { run } = await client!.peer.request('runs.get', { id });
-    if (states.includes(run.state)) return run;
-    if (Date.now() > deadline) {
-      const steps = await client!.peer.request('runs.get', { id, steps: true } as never);
-      throw new Error(`run ${id} is ${run.state}, not ${states.join('|')}: ${JSON.stringify(steps).slice(0, 3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    return await vi.waitFor(
+      async () => {
+        const { run } = await client!.peer.request('runs.get', { id });
+        if (!states.includes(run.state)) throw new Error(`run ${id} is ${run.state}, not ${states.join('|')}`);
+        return run;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+  } catch (error) {
+    // What the run did, to see why it did not get there.
+    const steps = await client!.peer.request('runs.get', { id, steps: true } as never);
+    throw new Error(`${(error as Error).message}: ${JSON.stringify(steps).slice(0, 3000)}`);
   }
 }
 

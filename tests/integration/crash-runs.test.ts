@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import Database from 'better-sqlite3';
-import { afterEach, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
@@ -444,20 +444,20 @@ describe('agent runs survive kill -9 of the daemon', () => {
       // The last start: no new runs; every unfinished one must get to its end (or to a person).
       daemon = await startDaemon(env, daemonLog);
       const client = await DaemonClient.connect(paths, { start: false, client: { kind: 'test', name: 'crash' } });
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const { runs } = await client.peer.request('runs.list', { limit: 1000 });
-        const moving = runs.filter((run) => run.state === 'queued' || run.state === 'running');
-        if (moving.length === 0) break;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `runs still moving after 2 minutes (seed ${SEED}): ${moving.map((run) => `${run.id} ${run.state}`).join(', ')}\n` +
-              daemonLog.slice(-20).join('\n'),
-          );
-        }
-        // Polled: several runs end on their own, and no one event says that all of them have.
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // Polled: several runs end on their own, and no one event says that all of them have.
+      await vi.waitFor(
+        async () => {
+          const { runs } = await client.peer.request('runs.list', { limit: 1000 });
+          const moving = runs.filter((run) => run.state === 'queued' || run.state === 'running');
+          if (moving.length > 0) {
+            throw new Error(
+              `runs still moving after 2 minutes (seed ${SEED}): ${moving.map((run) => `${run.id} ${run.state}`).join(', ')}\n` +
+                daemonLog.slice(-20).join('\n'),
+            );
+          }
+        },
+        { timeout: 120_000, interval: 50 },
+      );
       client.close();
       const stop = await runCli(['daemon', 'stop'], env);
       expect(stop.code, stop.stderr).toBe(0);

@@ -102,14 +102,15 @@ function harness(
 }
 
 /** Resolves when the run reaches one of `states` (polling the store; runs advance on their own). */
-async function until(manager: RunManager, id: string, states: RunView['state'][], timeoutMs = 5000): Promise<RunView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const view = manager.view(id);
-    if (states.includes(view.state)) return view;
-    if (Date.now() > deadline) throw new Error(`run ${id} is ${view.state}, expected ${states.join('|')}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(manager: RunManager, id: string, states: RunView['state'][], timeoutMs = 5000): Promise<RunView> {
+  return vi.waitFor(
+    () => {
+      const view = manager.view(id);
+      if (!states.includes(view.state)) throw new Error(`run ${id} is ${view.state}, expected ${states.join('|')}`);
+      return view;
+    },
+    { timeout: timeoutMs, interval: 5 },
+  );
 }
 
 /** The text the model was sent in its last message (tool results and notes). */
