@@ -16,7 +16,6 @@ import { TEMPLATES, getTool, policyConfigSchema } from '@nextai/shared';
 
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { AuditLog } from '../../native-host/src/gateway/audit/index.js';
-import { Daemon } from '../../native-host/src/daemon/daemon.js';
 import { openDatabase } from '../../native-host/src/storage/database.js';
 import { createLogger } from '../../native-host/src/core/logger.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
@@ -27,10 +26,8 @@ import { decide } from '../../native-host/src/policy/decide.js';
 import { FileGuard } from '../../native-host/src/policy/guards/file-guard.js';
 import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
-import { createFakeDesktop } from '../../native-host/src/platform/fake-desktop.js';
-import { createTerminalHandlers } from '../../native-host/src/tools/terminal/index.js';
-import { testContext, testServices } from '../../native-host/src/tools/test-support.js';
-import type { HostHandlers } from '../../native-host/src/tools/types.js';
+import { runCli } from '../support/cli.js';
+import { makeHome } from '../support/home.js';
 import { formatRow, summarize } from './stats.js';
 
 const DECISIONS = 3000;
@@ -152,26 +149,37 @@ export async function benchAudit(): Promise<string[]> {
 }
 
 export async function benchEmergencyStop(): Promise<string[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-bench-stop-'));
-  const paths = dataPaths(dir);
-  // Full auto, so `sleep` runs without asking: the stop is what is measured.
-  fs.writeFileSync(paths.configFile, JSON.stringify({ projects: { default_approval_template: 'full-auto' } }));
+  // A real daemon in its own process: the bench is the person at the CLI (a client in the
+  // daemon's own process would be judged the agent's and refused). Full auto, so `sleep` runs
+  // without asking: the stop is what is measured.
+  const home = makeHome('nx-bench-stop-');
+  fs.writeFileSync(
+    path.join(home.dir, 'config.json'),
+    JSON.stringify({ projects: { default_approval_template: 'full-auto' } }),
+    { mode: 0o600 },
+  );
   const marker = `9${process.pid}`;
-  // The real terminal tool, one session per call in flight (calls in one session run one after
-  // another). What the stop has to end is each session's running command and what it started.
-  const terminal = createTerminalHandlers(testServices(createFakeDesktop().desktop));
+  const started = await runCli(['daemon', '--detach'], home.env);
+  if (started.code !== 0) throw new Error(`The daemon did not start: ${started.stderr}`);
+  const client = await DaemonClient.connect(dataPaths(home.dir), {
+    start: false,
+    client: { kind: 'test', name: 'bench' },
+  });
+  // The real terminal tool (in the sandbox), one session per call in flight (calls in one session
+  // run one after another). What the stop has to end is each session's command and what it started.
   const sessions = Array.from({ length: IN_FLIGHT }, (_, index) => `stop-${index}`);
-  for (const session_id of sessions) {
-    await terminal.handlers.bash_session({ action: 'create', session_id, shell: 'bash' }, testContext());
-  }
-  const handlers = { ...terminal.handlers } satisfies Partial<HostHandlers>;
-  const log = createLogger({ component: 'bench', level: 'error' });
-  const daemon = await Daemon.start({ paths, platform: currentPlatform(), log, handlers });
-  const client = await DaemonClient.connect(paths, { start: false, client: { kind: 'test', name: 'bench' } });
   const ended: number[] = [];
   const observed: number[] = [];
   try {
     for (let round = 0; round < STOP_ROUNDS; round++) {
+      // The stop ends every shell session: each round starts its own.
+      for (const session_id of sessions) {
+        const created = await client.peer.request('tools.call', {
+          name: 'bash_session',
+          input: { action: 'create', session_id, shell: 'bash' },
+        });
+        if (!created.ok) throw new Error(`Could not create session ${session_id}: ${created.error.message}`);
+      }
       const calls = sessions.map((session_id) =>
         client.peer.request(
           'tools.call',
@@ -191,9 +199,7 @@ export async function benchEmergencyStop(): Promise<string[]> {
     }
   } finally {
     client.close();
-    await daemon.stop('bench done');
-    await terminal.dispose?.();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await home.cleanup();
   }
   const inDaemon = summarize(ended);
   const atClient = summarize(observed);

@@ -144,6 +144,25 @@ describe('NextAI pages on screen keep the agent input away', () => {
     expect(order).toEqual(['wait', 'ask']);
   });
 
+  it('waits for nothing and asks no one while no browser is connected', async () => {
+    const slept: number[] = [];
+    let asked = 0;
+    const own = new OwnSurfaces({
+      sinceLastInput: () => 0,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+      ask: async () => {
+        asked += 1;
+      },
+      browsersConnected: () => false,
+    });
+    await own.beforeKeys();
+    await own.beforePointer([{ x: 1, y: 1 }]);
+    expect(slept).toEqual([]);
+    expect(asked).toBe(0);
+  });
+
   it('stops waiting when the call is cancelled', async () => {
     const own = new OwnSurfaces({ sinceLastInput: () => 0 });
     const controller = new AbortController();

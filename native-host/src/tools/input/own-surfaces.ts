@@ -36,6 +36,8 @@ export interface OwnSurfacesOptions {
    * managers send no focus event when another app takes the focus.
    */
   ask?: () => Promise<void>;
+  /** Whether any browser is connected now; without one there is nothing to wait for or ask. */
+  browsersConnected?: () => boolean;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -102,6 +104,9 @@ export class OwnSurfaces {
   }
 
   private async settle(signal?: AbortSignal): Promise<void> {
+    // No browser connected, no page of NextAI's that could have opened or taken the focus (a
+    // browser that connects reports its pages at once): nothing to wait for.
+    if (this.options.browsersConnected && !this.options.browsersConnected()) return;
     const wait = SURFACE_SETTLE_MS - this.options.sinceLastInput();
     if (wait > 0) await this.sleep(wait, signal);
     await this.options.ask?.();
