@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { currentPlatform } from '../core/current-platform.js';
 import { parsePolicyConfig } from '../policy/config-file.js';
+import { NO_FIFOS, fifoWithoutWriter } from '../policy/testing/fifo.js';
 import {
   effectiveModelSettings,
   maskApiKey,
@@ -103,6 +104,35 @@ describe('writing the model section', () => {
       expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/line 2, column \d+/) }),
     );
     expect(fs.readFileSync(file, 'utf8')).toBe('{\n  "security": {,\n}');
+  });
+
+  it.skipIf(NO_FIFOS)(
+    'refuses a named pipe as config.json at once (nextai config get would wait on it for ever)',
+    () => {
+      const release = fifoWithoutWriter(file);
+      try {
+        const started = Date.now();
+        expect(() => effectiveModelSettings(file, {})).toThrow(
+          expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/named pipe \(FIFO\)/) }),
+        );
+        expect(() => writeModelValue(file, 'provider', 'openai')).toThrow(/named pipe/);
+        expect(Date.now() - started).toBeLessThan(1000);
+      } finally {
+        release();
+      }
+    },
+  );
+
+  it('refuses a config.json nested thousands of levels deep, naming the line and column', () => {
+    const deep = `{ "model": ${'['.repeat(3000)}${']'.repeat(3000)} }`;
+    fs.writeFileSync(file, deep);
+    const refusal = expect.objectContaining({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/line 1, column \d+: model\.0\.0.*nested more than 64 levels/),
+    });
+    expect(() => readModelConfig(file)).toThrow(refusal);
+    expect(() => writeModelValue(file, 'provider', 'openai')).toThrow(refusal);
+    expect(fs.readFileSync(file, 'utf8')).toBe(deep);
   });
 
   it('reports a hand-edited model section that is wrong', () => {

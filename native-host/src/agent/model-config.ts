@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { getNodeValue, parseTree, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 
 import { AppError } from '@nextai/shared';
 
-import { editJson, parsePolicyConfig } from '../policy/config-file.js';
+import { editJson, parseConfigJson, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
 import { PROVIDER_DEFAULTS, selectProvider, type ModelConfig, type ProviderName } from './providers/select.js';
 
@@ -107,7 +106,7 @@ export function writeModelValue(file: string, field: ModelField, value: string |
   // Removing what is not there leaves the file (or its absence) as it is.
   if (value === undefined && (typeof section !== 'object' || section === null || !(field in section))) return;
   const base = text.trim() === '' ? '{}\n' : text;
-  const edited = editJson(base, ['model', field], value);
+  const edited = editJson(base, ['model', field], value, file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, edited);
   // The temporary file is created 0600; a stale one left by a crash might not be.
@@ -193,23 +192,24 @@ export function effectiveModelSettings(
   }
 }
 
+/** config.json's text, or undefined when there is none; a file that cannot be read is CONFIG_INVALID saying why. */
 function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new AppError('CONFIG_INVALID', `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  const read = readConfigFile(file);
+  if (read.kind === 'missing') return undefined;
+  if (read.kind === 'refused') {
+    throw new AppError('CONFIG_INVALID', `${read.problem}\nFix config.json first, then run the command again.`);
   }
+  return read.text;
 }
 
 /** Parses JSON with comments; a syntax error is CONFIG_INVALID naming the line and column. */
 function parseJsonc(text: string, file: string): unknown {
-  const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  if (errors.length > 0 || tree === undefined) {
-    const parsed = parsePolicyConfig(text, file);
-    const problems = parsed.ok ? [`${file}: the file is not JSON.`] : parsed.problems;
-    throw new AppError('CONFIG_INVALID', `${problems.join('\n')}\nFix config.json first, then run the command again.`);
+  const parsed = parseConfigJson(text, file);
+  if (!parsed.ok) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `${parsed.problems.join('\n')}\nFix config.json first, then run the command again.`,
+    );
   }
-  return getNodeValue(tree);
+  return parsed.value;
 }

@@ -1,8 +1,5 @@
-import fs from 'node:fs';
-
-import { parse } from 'jsonc-parser';
-
 import type { Logger } from '../core/logger.js';
+import { parseConfigJson, readConfigFile } from '../policy/config-file.js';
 
 /** The `browser` section of config.json: the headless browser the daemon drives. */
 export interface BrowserConfig {
@@ -13,15 +10,18 @@ export interface BrowserConfig {
 }
 
 export function readBrowserConfig(file: string, log: Logger): BrowserConfig {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    log.warn('could not read config.json for the browser settings', { error: (error as Error).message });
+  const read = readConfigFile(file);
+  if (read.kind === 'missing') return {};
+  if (read.kind === 'refused') {
+    log.warn('could not read config.json for the browser settings', { error: read.problem });
     return {};
   }
-  const section = (parse(text, [], { allowTrailingComma: true }) as { browser?: unknown } | undefined)?.browser;
+  const json = parseConfigJson(read.text, file);
+  if (!json.ok) {
+    log.warn('config.json is not valid JSON; the browser settings are the defaults', { problems: json.problems });
+    return {};
+  }
+  const section = (json.value as { browser?: unknown } | null | undefined)?.browser;
   if (!section || typeof section !== 'object') return {};
   const { executable_path, user_data_dir } = section as Record<string, unknown>;
   return {

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { getNodeValue, parseTree, type ParseError } from 'jsonc-parser';
-
 import {
   AppError,
   isErrorCode,
@@ -26,7 +24,7 @@ import { readModelConfig } from '../agent/model-config.js';
 import { createProvider, selectProvider } from '../agent/providers/index.js';
 import { PROVIDER_DEFAULTS } from '../agent/providers/select.js';
 import { expandHome } from '../policy/guards/paths.js';
-import { editJson, parsePolicyConfig } from '../policy/config-file.js';
+import { editJson, parseConfigJson, parsePolicyConfig, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
 import type { ClientConnection } from './client-connection.js';
 import type { DaemonServices } from './rpc-handlers.js';
@@ -95,7 +93,7 @@ export class SettingsService {
     }
     for (const field of ['language', 'setup_done'] as const) {
       const value = params[field];
-      if (value !== undefined) text = editJson(text, ['ui', field], value);
+      if (value !== undefined) text = editJson(text, ['ui', field], value, this.file);
     }
     this.write(text);
     const ui = this.ui();
@@ -178,7 +176,7 @@ export class SettingsService {
     for (const [key, value] of Object.entries(params)) {
       if (value === undefined) continue;
       const cleaned = Array.isArray(value) ? unique(value.map((item) => String(item).trim()).filter(Boolean)) : value;
-      text = editJson(text, ['security', key], cleaned);
+      text = editJson(text, ['security', key], cleaned, this.file);
       changed.push(`security.${key}`);
     }
     this.writePolicy(text, `changed ${changed.join(', ') || 'nothing'}`);
@@ -193,7 +191,7 @@ export class SettingsService {
       name: params.name ?? existing?.name ?? params.id,
       approval: params.approval ?? existing?.approval ?? policy.project().approval,
     });
-    const text = editJson(this.readText(), ['projects', 'items', params.id], entry);
+    const text = editJson(this.readText(), ['projects', 'items', params.id], entry, this.file);
     this.writePolicy(text, `project ${params.id} ${existing ? 'changed' : 'created'}`);
     return { project: policy.project(params.id) };
   }
@@ -216,7 +214,7 @@ export class SettingsService {
         { details: { runs: unfinished.map((run) => run.id) } },
       );
     }
-    const text = editJson(this.readText(), ['projects', 'items', project.id], undefined);
+    const text = editJson(this.readText(), ['projects', 'items', project.id], undefined, this.file);
     this.writePolicy(text, `project ${project.id} removed`);
     return { deleted: project.id };
   }
@@ -270,22 +268,19 @@ export class SettingsService {
   }
 
   private readText(): string {
-    try {
-      return fs.readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-      throw new AppError('CONFIG_INVALID', `Cannot read ${this.file}: ${(error as Error).message}`, { cause: error });
-    }
+    const read = readConfigFile(this.file);
+    if (read.kind === 'refused') throw new AppError('CONFIG_INVALID', `${read.problem}\nFix config.json first.`);
+    return read.kind === 'read' ? read.text : '';
   }
 
   private readJson(): Record<string, unknown> | undefined {
     const text = this.readText();
     if (text.trim() === '') return undefined;
-    const errors: ParseError[] = [];
-    const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-    if (errors.length > 0 || tree === undefined) return undefined;
-    const value: unknown = getNodeValue(tree);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+    const parsed = parseConfigJson(text, this.file);
+    if (!parsed.ok) return undefined;
+    return typeof parsed.value === 'object' && parsed.value !== null
+      ? (parsed.value as Record<string, unknown>)
+      : undefined;
   }
 
   private write(text: string): void {

@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../core/logger.js';
 import { AuditLog } from './audit/index.js';
-import { PolicyChangeRecorder } from './config-fingerprint.js';
+import { PolicyChangeRecorder, configFingerprint } from './config-fingerprint.js';
 import { openDatabase, type Db } from '../storage/database.js';
+import { NO_FIFOS, fifoWithoutWriter } from '../policy/testing/fifo.js';
 
 let dir: string;
 let db: Db;
@@ -50,4 +51,28 @@ describe('PolicyChangeRecorder', () => {
     ]);
     expect(audit.verify().ok).toBe(true);
   });
+
+  it.skipIf(NO_FIFOS)(
+    'fingerprints a named pipe or a directory as unreadable, at once, and records the refusal',
+    () => {
+      const recorder = new PolicyChangeRecorder(audit, file);
+      recorder.recordIfOutside({ accepted: true, problems: [] }, 'at start');
+      const release = fifoWithoutWriter(file);
+      try {
+        const started = Date.now();
+        expect(configFingerprint(file)).toBe('unreadable');
+        recorder.recordIfOutside({ accepted: false, problems: ['a named pipe'] }, 'while the daemon ran');
+        expect(Date.now() - started).toBeLessThan(1000);
+      } finally {
+        release();
+      }
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      expect(configFingerprint(file)).toBe('unreadable');
+      expect(rows()).toEqual([
+        ['in_force', 'config.json'],
+        ['rejected', 'config.json edited directly, not through the daemon'],
+      ]);
+    },
+  );
 });

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 
+import { readConfigFile } from '../policy/config-file.js';
 import type { AuditEntry, AuditRecord } from './audit/index.js';
 
-/** sha256 of config.json as it is on disk, or "missing". */
+/**
+ * sha256 of config.json as it is on disk, "missing", or "unreadable" for what config.json may
+ * not be (a named pipe, a directory, a file past the size limit…), which is never read.
+ */
 export function configFingerprint(file: string): string {
-  try {
-    return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-  } catch {
-    return 'missing';
-  }
+  const read = readConfigFile(file);
+  if (read.kind === 'missing') return 'missing';
+  if (read.kind === 'refused') return 'unreadable';
+  return createHash('sha256').update(read.bytes).digest('hex');
 }
 
 interface PolicyChain {

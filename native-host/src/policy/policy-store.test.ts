@@ -3,12 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { TEMPLATES } from '@nextai/shared';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { openDatabase, type Db } from '../storage/database.js';
-import { createLogger } from '../core/logger.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { parsePolicyConfig } from './config-file.js';
 import { PolicyStore } from './policy-store.js';
+import { NO_FIFOS, fifoWithoutWriter } from './testing/fifo.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 let dir: string;
@@ -171,5 +172,124 @@ describe('PolicyStore', () => {
     const store = new PolicyStore(file, db, log);
     expect(() => store.setTemplate('yolo')).toThrow(/full-auto \(全自动\), development/);
     expect(() => store.project('nope')).toThrow(/Projects: default/);
+  });
+});
+
+describe('PolicyStore with a hostile config.json', () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+
+  const nestedArrays = (depth: number) => `{ "ui": ${'['.repeat(depth)}${']'.repeat(depth)} }`;
+  const nestedObjects = (depth: number) => `{ "ui": ${'{"a":'.repeat(depth)}1${'}'.repeat(depth)} }`;
+  const strict = JSON.stringify({ projects: { default_approval_template: 'strict' } });
+
+  /** What the store logs, to see that a failed reload is reported rather than thrown. */
+  function recordingLog(): Logger & { errors: string[]; warnings: string[] } {
+    const errors: string[] = [];
+    const warnings: string[] = [];
+    const recording = {
+      errors,
+      warnings,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (message: string) => void warnings.push(message),
+      error: (message: string) => void errors.push(message),
+      child: () => recording,
+    };
+    return recording;
+  }
+
+  /** Puts `replace` where config.json is, as an editor or another program would. */
+  async function swapAndWaitForRefusal(store: PolicyStore, replace: () => void, problem: RegExp): Promise<void> {
+    fs.rmSync(file, { recursive: true, force: true });
+    replace();
+    // The watcher's own path: fs.watch, the debounce timer, reload.
+    await vi.waitFor(() => expect(store.current.problem).toMatch(problem), { timeout: 5000 });
+  }
+
+  it('keeps the last good policy while config.json turns into each bad thing, through the watcher', async () => {
+    fs.writeFileSync(file, strict);
+    const recording = recordingLog();
+    const outcomes: boolean[] = [];
+    const store = new PolicyStore(file, db, recording, (change) => outcomes.push(change.accepted));
+    store.watch();
+    cleanups.push(() => store.close());
+    expect(store.project().template).toBe('strict');
+
+    await swapAndWaitForRefusal(store, () => fs.writeFileSync(file, nestedArrays(3000)), /nested more than 64/);
+    expect(store.project().template).toBe('strict');
+
+    await swapAndWaitForRefusal(store, () => fs.writeFileSync(file, nestedObjects(3000)), /ui\.a\.a\.a\..*: nested/);
+    expect(store.project().template).toBe('strict');
+
+    if (!NO_FIFOS) {
+      await swapAndWaitForRefusal(store, () => cleanups.push(fifoWithoutWriter(file)), /named pipe \(FIFO\)/);
+      expect(store.project().template).toBe('strict');
+
+      const elsewhere = path.join(dir, 'pipe');
+      cleanups.push(fifoWithoutWriter(elsewhere));
+      await swapAndWaitForRefusal(store, () => fs.symlinkSync(elsewhere, file), /symbolic link to a named pipe/);
+      expect(store.project().template).toBe('strict');
+    }
+
+    await swapAndWaitForRefusal(store, () => fs.mkdirSync(file), /it is a directory/);
+    expect(store.project().template).toBe('strict');
+
+    await swapAndWaitForRefusal(
+      store,
+      () => fs.writeFileSync(file, `{"ui":{},"x":"${'x'.repeat(5 * 1024 * 1024)}"}`),
+      /it is 5\.0 MiB .*at most 1 MiB/,
+    );
+    expect(store.project().template).toBe('strict');
+    expect(store.current.source).toBe('file');
+    expect(outcomes.every((accepted) => !accepted)).toBe(true);
+
+    // A good file again is taken at once.
+    fs.rmSync(file);
+    fs.writeFileSync(file, JSON.stringify({ projects: { default_approval_template: 'observe' } }));
+    await vi.waitFor(() => expect(store.project().template).toBe('observe'), { timeout: 5000 });
+    expect(store.current.problem).toBeUndefined();
+    expect(recording.errors).toEqual([]);
+  });
+
+  it('starts with the last good policy, saying why, when config.json is bad at start', () => {
+    fs.writeFileSync(file, strict);
+    new PolicyStore(file, db, log).close();
+    for (const bad of [nestedArrays(3000), nestedObjects(3000)]) {
+      fs.writeFileSync(file, bad);
+      const restarted = new PolicyStore(file, db, log);
+      expect(restarted.current).toMatchObject({ source: 'last_good', problem: expect.stringMatching(/nested/) });
+      expect(restarted.project().template).toBe('strict');
+    }
+  });
+
+  it.skipIf(NO_FIFOS)(
+    'starts with the defaults, saying why, when config.json is a named pipe and nothing good was kept',
+    () => {
+      cleanups.push(fifoWithoutWriter(file));
+      const started = Date.now();
+      const store = new PolicyStore(file, db, log);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(store.current).toMatchObject({ source: 'defaults', problem: expect.stringMatching(/named pipe/) });
+      expect(() => store.setTemplate('strict')).toThrow(/config\.json has problems/);
+    },
+  );
+
+  it('never throws out of the watcher: a failing reload is logged and the policy in force stays', async () => {
+    fs.writeFileSync(file, strict);
+    const recording = recordingLog();
+    let failing = false;
+    const store = new PolicyStore(file, db, recording, () => {
+      if (failing) throw new Error('the listener failed');
+    });
+    store.watch();
+    cleanups.push(() => store.close());
+    failing = true;
+    fs.writeFileSync(file, nestedArrays(3000));
+    await vi.waitFor(() => expect(recording.errors).toHaveLength(1), { timeout: 5000 });
+    expect(recording.errors[0]).toMatch(/the policy in force stays/);
+    expect(store.project().template).toBe('strict');
   });
 });

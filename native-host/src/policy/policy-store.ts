@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import type { Db } from '../storage/database.js';
 import type { Logger } from '../core/logger.js';
-import { editJson, parsePolicyConfig } from './config-file.js';
+import { editJson, parsePolicyConfig, readConfigFile } from './config-file.js';
 
 export interface ResolvedProject {
   id: string;
@@ -99,11 +99,22 @@ export class PolicyStore {
       this.watcher = fs.watch(directory, (_event, changed) => {
         if (changed !== name) return;
         clearTimeout(this.reloadTimer);
-        this.reloadTimer = setTimeout(() => this.reload(), 100);
+        this.reloadTimer = setTimeout(() => this.reloadFromWatcher(), 100);
       });
       this.watcher.on('error', (error) => this.log.warn('cannot watch config.json', { error: error.message }));
     } catch (error) {
       this.log.warn('cannot watch config.json; changes apply after a restart', { error: (error as Error).message });
+    }
+  }
+
+  /** A reload nobody waits on: whatever goes wrong is logged, never thrown out of the timer (it would end the daemon). */
+  private reloadFromWatcher(): void {
+    try {
+      this.reload();
+    } catch (error) {
+      this.log.error('could not apply a change of config.json; the policy in force stays', {
+        error: (error as Error).message,
+      });
     }
   }
 
@@ -155,9 +166,11 @@ export class PolicyStore {
       throw new AppError('CONFIG_INVALID', `config.json has problems; fix them first:\n${this.state.problem}`);
     }
     const project = this.project(nameOrId);
-    const text = fs.existsSync(this.file) ? fs.readFileSync(this.file, 'utf8') : '';
+    const read = readConfigFile(this.file);
+    if (read.kind === 'refused') throw new AppError('CONFIG_INVALID', `${read.problem}\nFix config.json first.`);
+    const text = read.kind === 'read' ? read.text : '';
     const entry = projectConfigSchema.parse({ name: project.name, template, approval: TEMPLATES[template].policy });
-    const edited = editJson(text, ['projects', 'items', project.id], entry);
+    const edited = editJson(text, ['projects', 'items', project.id], entry, this.file);
     const parsed = parsePolicyConfig(edited, this.file);
     if (!parsed.ok) throw new AppError('CONFIG_INVALID', parsed.problems.join('\n'));
     writeFileAtomic(this.file, edited);
@@ -204,15 +217,17 @@ export class PolicyStore {
       .run(LAST_GOOD_KEY, JSON.stringify(config));
   }
 
+  /** Never throws: a file that cannot be read or parsed is refused like one that does not validate. */
   private readFile(): { kind: 'missing' } | { kind: 'read'; parsed: ReturnType<typeof parsePolicyConfig> } {
-    let text: string;
+    const read = readConfigFile(this.file);
+    if (read.kind === 'missing') return read;
+    if (read.kind === 'refused') return { kind: 'read', parsed: { ok: false, problems: [read.problem] } };
     try {
-      text = fs.readFileSync(this.file, 'utf8');
+      return { kind: 'read', parsed: parsePolicyConfig(read.text, this.file) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-      return { kind: 'read', parsed: { ok: false, problems: [`${this.file}: ${(error as Error).message}`] } };
+      // Not expected (the parser refuses what it cannot handle); kept so no file can stop the daemon.
+      return { kind: 'read', parsed: { ok: false, problems: [`${this.file}: not read: ${(error as Error).message}`] } };
     }
-    return { kind: 'read', parsed: parsePolicyConfig(text, this.file) };
   }
 }
 

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-
-import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
+
+import { parseConfigJson, readConfigFile } from '../policy/config-file.js';
 
 /**
  * The `scheduler` section of config.json, read when it is needed so an edit
@@ -38,21 +37,12 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = schedulerConfigSchema.p
 
 /** The section as configured, or the defaults with the problems found (a bad section never stops the daemon). */
 export function readSchedulerConfig(file: string): { config: SchedulerConfig; problems: string[] } {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config: DEFAULT_SCHEDULER_CONFIG, problems: [] };
-    return { config: DEFAULT_SCHEDULER_CONFIG, problems: [`${file}: ${(error as Error).message}`] };
-  }
-  const errors: ParseError[] = [];
-  const root = parse(text, errors, { allowTrailingComma: true }) as Record<string, unknown> | undefined;
-  if (errors.length > 0) {
-    return {
-      config: DEFAULT_SCHEDULER_CONFIG,
-      problems: errors.map((error) => `${file}: ${printParseErrorCode(error.error)} at offset ${error.offset}`),
-    };
-  }
+  const read = readConfigFile(file);
+  if (read.kind === 'missing') return { config: DEFAULT_SCHEDULER_CONFIG, problems: [] };
+  if (read.kind === 'refused') return { config: DEFAULT_SCHEDULER_CONFIG, problems: [read.problem] };
+  const json = parseConfigJson(read.text, file);
+  if (!json.ok) return { config: DEFAULT_SCHEDULER_CONFIG, problems: json.problems };
+  const root = json.value as Record<string, unknown> | null | undefined;
   const parsed = schedulerConfigSchema.safeParse(root?.scheduler ?? {});
   if (!parsed.success) {
     return {
