@@ -29,6 +29,11 @@ export const ERROR_CODES = {
   DAEMON_ALREADY_RUNNING: -32011,
   PROTOCOL_MISMATCH: -32012,
   STORAGE_ERROR: -32013,
+  /**
+   * Refused at once for being over a per-client limit (requests waiting from one connection, or
+   * connections to the daemon): the daemon runs; retry once earlier requests are answered.
+   */
+  BUSY: -32014,
 
   ORIGIN_NOT_ALLOWED: -32020,
   FRAME_TOO_LARGE: -32021,

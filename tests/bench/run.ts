@@ -14,6 +14,7 @@ import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { benchBrowser } from './browser.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
+import { benchFaults } from './faults.js';
 import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
@@ -38,7 +39,7 @@ interface BackgroundGlobals {
 }
 
 /** `npm run bench -- desktop safety sandbox` runs only the sections named; all of them by default. */
-const SECTIONS = ['messaging', 'safety', 'sandbox', 'desktop', 'loop', 'schedule', 'browser'] as const;
+const SECTIONS = ['messaging', 'safety', 'sandbox', 'desktop', 'loop', 'schedule', 'browser', 'faults'] as const;
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 for (const name of asked) {
   if (!(SECTIONS as readonly string[]).includes(name))
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
   if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
   if (wanted('schedule')) process.stdout.write(`${[...(await benchSchedule()), ''].join('\n')}\n`);
   if (wanted('browser')) process.stdout.write(`${[...(await benchBrowser()), ''].join('\n')}\n`);
+  if (wanted('faults')) process.stdout.write(`${[...(await benchFaults()), ''].join('\n')}\n`);
 }
 
 async function benchMessaging(): Promise<void> {

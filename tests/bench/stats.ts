@@ -2,6 +2,7 @@ export interface Summary {
   count: number;
   p50: number;
   p95: number;
+  p99: number;
   mean: number;
   min: number;
   max: number;
@@ -16,6 +17,7 @@ export function summarize(samples: readonly number[]): Summary {
     count: sorted.length,
     p50: rank(50),
     p95: rank(95),
+    p99: rank(99),
     mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
     min: sorted[0]!,
     max: sorted.at(-1)!,

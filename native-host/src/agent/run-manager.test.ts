@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '../storage/database.js';
 import { EventLog } from '../storage/event-log.js';
 import { ImageStore } from '../storage/image-store.js';
+import { storageHealth } from '../storage/storage-health.js';
 import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import { createLogger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
@@ -38,6 +39,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const manager of managers) await manager.shutdown(500);
+  storageHealth(db).close();
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -679,5 +681,114 @@ describe('RunManager: crash and resume', () => {
     const run = await until(second.manager, id, ['finished']);
     expect(run.result).toBe('resumed fine');
     expect(lastUserText(second.provider.requests[0])).toContain('also tidy up');
+  });
+});
+
+describe('RunManager: when the database cannot be written', () => {
+  /** What the runs table says, whatever the manager keeps in memory. */
+  const stored = (id: string) =>
+    db.prepare('SELECT state, error_code FROM runs WHERE id = ?').get(id) as { state: string; error_code: string };
+
+  it('a run whose loop meets it waits, paused with the reason, and goes on by itself once writing works', async () => {
+    storageHealth(db).retryMs = 20;
+    const { manager, provider } = harness(
+      [
+        () => {
+          // The disk fills up (the database turns read-only) while the model answers.
+          db.pragma('query_only = ON');
+          return { text: 'First try.' };
+        },
+        { text: 'Done.' },
+      ],
+      {},
+      { watchdogMs: 50 },
+    );
+    const id = manager.start({ goal: 'say something' }, 'test').id;
+    const waiting = await until(manager, id, ['paused', 'failed', 'finished']);
+    expect(waiting).toMatchObject({ state: 'paused', error: { code: 'STORAGE_ERROR' } });
+    expect(waiting.error?.message).toMatch(/Waiting for the database.*readonly database.*goes on by itself/);
+    // Not even that could be written: it is kept in memory, and shown.
+    expect(stored(id).state).toBe('running');
+    expect(manager.list({ state: 'paused' }).map((run) => run.id)).toEqual([id]);
+    expect(manager.list({ state: 'running' })).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(manager.view(id).state).toBe('paused');
+
+    db.pragma('query_only = OFF');
+    const run = await until(manager, id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'Done.', error: null });
+    // The model call that could not be recorded was made again from the last checkpoint.
+    expect(provider.requests).toHaveLength(2);
+    const states = received
+      .filter((event) => event.type === 'run.state')
+      .map((event) => [event.data.state, event.data.error_code ?? event.data.reason]);
+    expect(states).toEqual([
+      ['queued', undefined],
+      ['running', undefined],
+      ['paused', 'STORAGE_ERROR'],
+      ['running', 'the database can be written again'],
+      ['finished', undefined],
+    ]);
+  });
+
+  it('a run that waited for the database goes on after a restart too, while one the person paused stays', async () => {
+    const first = harness([{ hang: true }, { hang: true }]);
+    const waiting = first.manager.start({ goal: 'wait for the disk' }, 'test').id;
+    const paused = first.manager.start({ goal: 'wait for me' }, 'test').id;
+    await first.provider.waitForRequests(2);
+    first.manager.pause(paused);
+    await until(first.manager, paused, ['paused']);
+    await first.manager.shutdown(500);
+    // As a daemon that died while the run waited for the database leaves it.
+    first.manager.runs.transition(waiting, 'paused', { code: 'STORAGE_ERROR', message: 'Waiting for the database' });
+
+    const second = harness([{ text: 'Carried on.' }]);
+    expect(second.manager.resumeUnfinished()).toEqual([waiting]);
+    expect(await until(second.manager, waiting, ['finished'])).toMatchObject({ result: 'Carried on.' });
+    expect(second.manager.view(paused).state).toBe('paused');
+  });
+
+  it('a stop asked meanwhile is kept, shown and written later; the run is never resumed', async () => {
+    storageHealth(db).retryMs = 20;
+    const { manager, provider } = harness([{ hang: true }, { text: 'should never be asked' }], {}, { watchdogMs: 50 });
+    const id = manager.start({ goal: 'think forever' }, 'test').id;
+    await provider.waitForRequests(1);
+    db.pragma('query_only = ON');
+    expect(await manager.stop(id, 'changed my mind')).toMatchObject({ state: 'stopped' });
+    expect(stored(id).state).toBe('running');
+    expect(() => manager.resume(id)).toThrow(/ended \(stopped\)/);
+
+    db.pragma('query_only = OFF');
+    await vi.waitFor(() => expect(stored(id).state).toBe('stopped'), { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(provider.requests).toHaveLength(1);
+    const last = received.filter((event) => event.type === 'run.state').at(-1);
+    expect(last?.data).toMatchObject({ state: 'stopped', reason: 'changed my mind' });
+  });
+
+  it('the watchdog resumes a run left running without its loop', async () => {
+    let modelCalls = 0;
+    const { manager } = harness([{ text: 'Recovered.' }], {}, { watchdogMs: 50 });
+    // The loop ends (the model is not set up yet) and cannot record why: the run is left running.
+    const transition = manager.runs.transition.bind(manager.runs);
+    let hiccup = true;
+    vi.spyOn(manager.runs, 'transition').mockImplementation((id, to, error) => {
+      if (to === 'failed' && hiccup) {
+        hiccup = false;
+        throw new Error('the disk hiccuped');
+      }
+      return transition(id, to, error);
+    });
+    const options = (manager as unknown as { options: RunManagerOptions }).options;
+    const choose = options.model;
+    options.model = () => {
+      modelCalls += 1;
+      if (modelCalls === 2) throw new AppError('CONFIG_INVALID', 'no model is set up');
+      return choose();
+    };
+    const id = manager.start({ goal: 'carry on' }, 'test').id;
+    const run = await until(manager, id, ['finished', 'failed']);
+    expect(hiccup).toBe(false);
+    expect(run).toMatchObject({ state: 'finished', result: 'Recovered.' });
   });
 });

@@ -13,6 +13,7 @@ import {
 
 import type { Db } from '../storage/database.js';
 import type { ImageStore } from '../storage/image-store.js';
+import { storageHealth, type StorageHealth } from '../storage/storage-health.js';
 import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
@@ -22,7 +23,7 @@ import type { Message } from './providers/types.js';
 import { QuestionStore } from './question-store.js';
 import { RunImages } from './run-images.js';
 import { RunStore, type RunRecord } from './run-store.js';
-import { transitionRun, type RunEvents } from './run-transition.js';
+import { settleRun, transitionRun, waitsForStorage, type RunEvents, type RunOutcome } from './run-transition.js';
 import { SessionStore, type SessionRecord } from './session-store.js';
 
 export interface RunManagerOptions {
@@ -49,7 +50,13 @@ export interface RunManagerOptions {
   log: Logger;
   loopOptions?: Partial<LoopOptions>;
   clock?: () => Date;
+  /** How often the watchdog looks for runs to resume (runs that waited for the database, runs without their loop). */
+  watchdogMs?: number;
 }
+
+const WATCHDOG_MS = 5000;
+/** The longest the watchdog waits between two restarts of the same run. */
+const MAX_RESTART_BACKOFF_MS = 5 * 60 * 1000;
 
 /** Earlier messages of a session shown to the model when a run continues it. */
 const HISTORY_MESSAGES = 20;
@@ -59,6 +66,12 @@ const HISTORY_CHARS = 40_000;
  * Agent runs in the daemon: starts them, drives each with a RunLoop, answers the controls
  * (pause, resume, stop, steer, answer), parks a run while it waits for an approval, and resumes
  * unfinished runs after a restart. Sessions hold the chat the runs belong to.
+ *
+ * The database failing to write is a condition, not a run's failure: a loop that meets it ends
+ * and its run is paused with the reason (STORAGE_ERROR); a state that cannot even be written is
+ * kept here, shown in views, and written later. A watchdog — every few seconds, and whenever a
+ * write works again — writes what waited, resumes the runs that waited for the database, and
+ * resumes any run it drove that is left unfinished without its loop.
  */
 export class RunManager {
   readonly runs: RunStore;
@@ -72,6 +85,16 @@ export class RunManager {
   >();
   private readonly unsubscribe: () => void;
   private closed = false;
+  private readonly health: StorageHealth;
+  /** States of runs that could not be written (the database could not be): kept until they can be. */
+  private readonly unrecorded = new Map<string, RunOutcome>();
+  /** Runs this manager drove and that have not ended: one of them without its loop is resumed. */
+  private readonly driven = new Set<string>();
+  /** The watchdog's restarts of each run, for its back-off. */
+  private readonly restarts = new Map<string, { count: number; at: number }>();
+  private readonly watchdogMs: number;
+  private readonly watchdog: ReturnType<typeof setInterval>;
+  private readonly stopFollowingHealth: () => void;
 
   constructor(private readonly options: RunManagerOptions) {
     const clock = options.clock ?? (() => new Date());
@@ -84,7 +107,19 @@ export class RunManager {
       if (event.type === 'approval.requested' || event.type === 'approval.answered') {
         queueMicrotask(() => this.onApprovalEvent(event));
       }
+      if (event.type === 'run.state') {
+        const { run_id, state } = event.data as { run_id: string; state: string };
+        if ((ENDED_RUN_STATES as readonly string[]).includes(state)) {
+          this.driven.delete(run_id);
+          this.restarts.delete(run_id);
+        }
+      }
     });
+    this.health = storageHealth(options.db);
+    this.stopFollowingHealth = this.health.onRecovered(() => this.watch());
+    this.watchdogMs = options.watchdogMs ?? WATCHDOG_MS;
+    this.watchdog = setInterval(() => this.watch(), this.watchdogMs);
+    this.watchdog.unref();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -152,7 +187,26 @@ export class RunManager {
             ...(filter.sessionId !== undefined ? { sessionId: filter.sessionId } : {}),
             limit: filter.limit ?? 50,
           });
-    return records.map((run) => this.toView(run));
+    // A state kept in memory (not written yet) is the one shown, and filtered on.
+    const state = filter.state;
+    if (state !== undefined && state !== 'active' && this.unrecorded.size > 0) {
+      for (const [id, outcome] of this.unrecorded) {
+        if (outcome.to !== state || records.some((run) => run.id === id)) continue;
+        const run = this.runs.get(id);
+        if (filter.sessionId === undefined || run.sessionId === filter.sessionId) records.push(run);
+      }
+      records.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      records.splice(filter.limit ?? 50);
+    }
+    return records
+      .map((run) => this.toView(run))
+      .filter((view) =>
+        state === undefined
+          ? true
+          : state === 'active'
+            ? !(ENDED_RUN_STATES as readonly string[]).includes(view.state)
+            : view.state === state,
+      );
   }
 
   /** A run's steps, all of them or those numbered `from` and up. */
@@ -169,16 +223,30 @@ export class RunManager {
 
   pause(id: string): RunView {
     const run = this.unfinished(id, 'paused');
-    if (run.state === 'paused') return this.toView(run);
     const loop = this.loops.get(id);
-    if (loop) loop.pause();
-    else transitionRun(this.runs, this.options.events, id, 'paused', { reason: 'paused by the person' });
+    if (loop) {
+      if (run.state !== 'paused') loop.pause();
+    } else if (run.state !== 'paused' || waitsForStorage(run)) {
+      // A run that waited for the database now waits for the person.
+      this.settle(id, { to: 'paused', reason: 'paused by the person' });
+    }
     return this.view(id);
   }
 
   /** Pauses every run in progress (the emergency stop): they wait for the person to resume them. */
   pauseAll(reason: string): void {
     for (const loop of this.loops.values()) loop.pause();
+    // Runs waiting for the database wait for the person too: nothing resumes them by itself now.
+    try {
+      for (const [id, outcome] of this.unrecorded) {
+        if (outcome.to === 'paused') this.unrecorded.set(id, { to: 'paused', reason });
+      }
+      for (const run of this.runs.unfinishedRuns()) {
+        if (waitsForStorage(run) && !this.loops.has(run.id)) this.settle(run.id, { to: 'paused', reason });
+      }
+    } catch (error) {
+      this.options.log.warn('could not hold the runs that wait for the database', { error: (error as Error).message });
+    }
     this.options.log.info('paused every run', { reason, runs: this.loops.size });
   }
 
@@ -186,13 +254,17 @@ export class RunManager {
     const run = this.unfinished(id, 'resumed');
     if (this.loops.has(id)) return this.toView(run);
     this.refuseDuringEmergency('resumed');
-    if (run.state === 'paused') transitionRun(this.runs, this.options.events, id, 'running', { reason: 'resumed' });
+    // What could not be written is written first (STORAGE_ERROR to the person while it still cannot be).
+    this.writeUnrecorded(id);
+    if (this.runs.get(id).state === 'paused') {
+      transitionRun(this.runs, this.options.events, id, 'running', { reason: 'resumed' });
+    }
     this.launch(id);
     return this.view(id);
   }
 
   async stop(id: string, reason: string): Promise<RunView> {
-    const run = this.runs.get(id);
+    const run = this.toRecordView(this.runs.get(id));
     if (run.state === 'stopped') return this.toView(run);
     this.unfinished(id, 'stopped');
     const loop = this.loops.get(id);
@@ -200,7 +272,8 @@ export class RunManager {
       loop.stop(reason);
       await withTimeout(loop.done, 5000);
     } else {
-      transitionRun(this.runs, this.options.events, id, 'stopped', { reason });
+      // Kept in memory and written later when the database cannot be written now: a stop is never lost.
+      this.settle(id, { to: 'stopped', reason });
     }
     return this.view(id);
   }
@@ -245,7 +318,18 @@ export class RunManager {
       return resumed;
     }
     for (const run of this.runs.unfinishedRuns()) {
-      if (run.state === 'paused' || this.loops.has(run.id)) continue;
+      if (this.loops.has(run.id)) continue;
+      // Paused by the person: it waits for them. Paused for the database: it goes on.
+      if (run.state === 'paused' && !waitsForStorage(run)) continue;
+      if (run.state === 'paused') {
+        try {
+          transitionRun(this.runs, this.options.events, run.id, 'running', { reason: 'the daemon started again' });
+        } catch (error) {
+          // Still not writable: the watchdog resumes it once it is.
+          if (!this.health.noteFailure(error)) throw error;
+          continue;
+        }
+      }
       this.launch(run.id);
       resumed.push(run.id);
     }
@@ -257,6 +341,8 @@ export class RunManager {
   async shutdown(graceMs = 3000): Promise<void> {
     this.closed = true;
     this.unsubscribe();
+    clearInterval(this.watchdog);
+    this.stopFollowingHealth();
     const loops = [...this.loops.values()];
     for (const loop of loops) loop.shutdown();
     await withTimeout(Promise.allSettled(loops.map((loop) => loop.done)), graceMs);
@@ -352,10 +438,113 @@ export class RunManager {
       ...(this.options.loopOptions ? { options: this.options.loopOptions } : {}),
     });
     this.loops.set(id, loop);
+    this.driven.add(id);
     void loop.done.finally(() => {
       if (this.loops.get(id) === loop) this.loops.delete(id);
+      const trouble = loop.storageTrouble;
+      if (trouble) {
+        if (trouble.unrecorded) this.unrecorded.set(id, trouble.unrecorded);
+        // The health tries writing again from now on; the watchdog hears when it works.
+        this.health.noteFailure(trouble.error);
+      }
     });
     loop.start();
+  }
+
+  /**
+   * The watchdog. When the database could not be written, it first checks that it can be now;
+   * then it writes the run states that waited in memory, resumes the runs that waited for the
+   * database, and resumes any run this manager drove that is unfinished without its loop (its loop
+   * died without recording why) — each run again only after a growing pause, so a run that keeps
+   * failing does not spin. Nothing resumes while the emergency stop is on.
+   */
+  private watch(): void {
+    if (this.closed) return;
+    try {
+      if (this.health.failing || this.unrecorded.size > 0) {
+        if (!this.health.probe()) return;
+      }
+      for (const id of [...this.unrecorded.keys()]) {
+        try {
+          this.writeUnrecorded(id);
+        } catch (error) {
+          if (this.health.noteFailure(error)) return;
+          this.options.log.error('could not record the state a run was left in; it is dropped', {
+            run_id: id,
+            error: (error as Error).message,
+          });
+          this.unrecorded.delete(id);
+        }
+      }
+      if (this.options.emergency?.().active) return;
+      const now = Date.now();
+      for (const run of this.runs.unfinishedRuns()) {
+        if (this.loops.has(run.id)) continue;
+        const storage = waitsForStorage(run);
+        if (!storage && (run.state === 'paused' || !this.driven.has(run.id))) continue;
+        if (!this.mayRestart(run.id, now)) continue;
+        if (storage) {
+          transitionRun(this.runs, this.options.events, run.id, 'running', {
+            reason: 'the database can be written again',
+          });
+          this.options.log.info('a run that waited for the database goes on', { run_id: run.id });
+        } else {
+          this.options.log.warn('a run was left unfinished without its loop; resuming it', {
+            run_id: run.id,
+            state: run.state,
+          });
+        }
+        this.launch(run.id);
+      }
+    } catch (error) {
+      if (!this.health.noteFailure(error)) {
+        this.options.log.error('the run watchdog failed', { error: (error as Error).message });
+      }
+    }
+  }
+
+  /** Whether the watchdog may restart a run now: at once the first time, then after 1, 2, 4… watchdog periods. */
+  private mayRestart(id: string, now: number): boolean {
+    const last = this.restarts.get(id);
+    // A run that went well for a long while starts over with no back-off.
+    const count = last && now - last.at < MAX_RESTART_BACKOFF_MS * 2 ? last.count : 0;
+    if (last && count > 0) {
+      const wait = Math.min(this.watchdogMs * 2 ** (count - 1), MAX_RESTART_BACKOFF_MS);
+      if (now - last.at < wait) return false;
+    }
+    this.restarts.set(id, { count: count + 1, at: now });
+    return true;
+  }
+
+  /**
+   * Moves a run that has no loop to `outcome` — or, when the database cannot be written, keeps it
+   * in memory (shown in views) to be written once it can be.
+   */
+  private settle(id: string, outcome: RunOutcome): void {
+    // Not tried while writes fail: a lock another process holds would stall the daemon for the
+    // busy timeout at every try. The watchdog writes it once writing works.
+    if (!this.health.failing) {
+      try {
+        settleRun(this.runs, this.options.events, id, outcome);
+        this.unrecorded.delete(id);
+        return;
+      } catch (error) {
+        if (!this.health.noteFailure(error)) throw error;
+      }
+    }
+    this.unrecorded.set(id, outcome);
+    this.options.log.warn('could not record the state of a run yet; it is kept until the database can be written', {
+      run_id: id,
+      state: outcome.to,
+    });
+  }
+
+  /** Writes a run's state that waited in memory; throws (STORAGE_ERROR) while it still cannot be written. */
+  private writeUnrecorded(id: string): void {
+    const outcome = this.unrecorded.get(id);
+    if (!outcome) return;
+    settleRun(this.runs, this.options.events, id, outcome);
+    this.unrecorded.delete(id);
   }
 
   private refuseDuringEmergency(verb: string): void {
@@ -370,7 +559,7 @@ export class RunManager {
   }
 
   private unfinished(id: string, verb: string): RunRecord {
-    const run = this.runs.get(id);
+    const run = this.toRecordView(this.runs.get(id));
     if ((ENDED_RUN_STATES as readonly string[]).includes(run.state)) {
       const more = run.sessionId
         ? ` Start a new run in its session to go on: nextai run --session ${run.sessionId} "<goal>".`
@@ -412,7 +601,21 @@ export class RunManager {
     }
   }
 
-  private toView(run: RunRecord): RunView {
+  /** The run as it is: with the state kept in memory when that could not be written yet. */
+  private toRecordView(run: RunRecord): RunRecord {
+    const outcome = this.unrecorded.get(run.id);
+    if (!outcome) return run;
+    const ended = (ENDED_RUN_STATES as readonly string[]).includes(outcome.to);
+    return {
+      ...run,
+      state: outcome.to,
+      error: outcome.error ?? null,
+      finishedAt: ended ? (run.finishedAt ?? run.updatedAt) : null,
+    };
+  }
+
+  private toView(stored: RunRecord): RunView {
+    const run = this.toRecordView(stored);
     const question = run.state === 'waiting_user' || run.state === 'paused' ? this.questions.open(run.id) : undefined;
     const limits = { ...DEFAULT_RUN_LIMITS, ...(run.limits as Partial<typeof DEFAULT_RUN_LIMITS>) };
     return {

@@ -9,6 +9,7 @@ import { RUN_STATES } from '@nextai/shared';
 
 import { openDatabase, type Db } from '../storage/database.js';
 import { MIGRATIONS } from '../storage/migrations.js';
+import { holdWriteLock } from '../storage/testing/sqlite-lock.js';
 import { createLogger } from '../core/logger.js';
 import { RUN_TRANSITIONS, RunStore, type RunState } from './run-store.js';
 
@@ -258,6 +259,32 @@ describe('RunStore: intents, results, checkpoints', () => {
     expect(seen.length).toBeGreaterThanOrEqual(4);
     expect(seen.every((level) => level === 2)).toBe(true);
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
+  });
+});
+
+describe('RunStore: another process holding the database', () => {
+  it('waits out a lock held for a moment instead of failing at once (intent, result, checkpoint, transition)', async () => {
+    const store = new RunStore(db, clock);
+    const id = runIn(store, 'running');
+    // Each write reads the run first: a deferred transaction would meet the lock at its first
+    // write, where SQLite fails at once with SQLITE_BUSY and does not wait its busy timeout.
+    const writes: (() => unknown)[] = [
+      () => store.recordIntent(id, 1, { kind: 'tool_call' }),
+      () => store.recordResult(id, 1, { ok: true }),
+      () => store.checkpoint(id, 1, { messages: [] }),
+      () => store.transition(id, 'paused'),
+    ];
+    for (const write of writes) {
+      const lock = await holdWriteLock(dbFile, { forMs: 200 });
+      try {
+        write();
+      } finally {
+        await lock.release();
+      }
+    }
+    expect(store.get(id).state).toBe('paused');
+    expect(store.steps(id)).toMatchObject([{ step: 1, result: { ok: true } }]);
+    expect(store.latestCheckpoint(id)?.step).toBe(1);
   });
 });
 

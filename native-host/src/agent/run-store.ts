@@ -4,7 +4,7 @@ import { AppError, type GrantedToolSet, type MessageTranslations, type RunStateN
 
 import type { Statement } from 'better-sqlite3';
 
-import type { Db } from '../storage/database.js';
+import { writeTransaction, type Db } from '../storage/database.js';
 
 /** The states of shared/'s protocol (RUN_STATES): the wire and the table speak the same names. */
 export type RunState = RunStateName;
@@ -250,7 +250,7 @@ export class RunStore {
    * the error that ended the run.
    */
   transition(id: string, to: RunState, error?: RunError): RunRecord {
-    const move = this.db.transaction(() => {
+    const move = () => {
       const from = this.get(id).state;
       const allowed = RUN_TRANSITIONS[from];
       if (!allowed.includes(to)) {
@@ -273,9 +273,29 @@ export class RunStore {
         id,
         from,
       );
-    });
-    durably(this.db, move);
+    };
+    durably(this.db, () => writeTransaction(this.db, move));
     return this.get(id);
+  }
+
+  /**
+   * Changes what a paused run shows as the reason it waits (its error), without moving it: a run
+   * that waited for the database becomes one the person paused, or back. False when it is not paused.
+   */
+  setPauseReason(id: string, error: RunError | null): boolean {
+    const changed = durably(this.db, () =>
+      this.statement(
+        `UPDATE runs SET error_code = ?, error = ?, error_translations = ?, updated_at = ?
+           WHERE id = ? AND state = 'paused'`,
+      ).run(
+        error?.code ?? null,
+        error?.message ?? null,
+        error?.translations ? JSON.stringify(error.translations) : null,
+        this.now(),
+        id,
+      ),
+    );
+    return changed.changes > 0;
   }
 
   /** Adds one model call's tokens and cost to the run's totals; `turns` counts model calls. */
@@ -306,7 +326,7 @@ export class RunStore {
   /** Written before the action starts. The run must be running, and the step must be new. */
   recordIntent(runId: string, step: number, intent: StepIntent): void {
     checkStep(step);
-    const write = this.db.transaction(() => {
+    const write = () => {
       const run = this.get(runId);
       if (run.state !== 'running') {
         throw new AppError(
@@ -330,8 +350,8 @@ export class RunStore {
         JSON.stringify(intent),
         this.now(),
       );
-    });
-    durably(this.db, write);
+    };
+    durably(this.db, () => writeTransaction(this.db, write));
   }
 
   /**
@@ -340,7 +360,7 @@ export class RunStore {
    */
   recordResult(runId: string, step: number, result: unknown): void {
     checkStep(step);
-    const write = this.db.transaction(() => {
+    const write = () => {
       this.get(runId);
       const row = this.statement('SELECT result_at FROM run_steps WHERE run_id = ? AND step = ?').get(runId, step) as
         { result_at: string | null } | undefined;
@@ -364,8 +384,8 @@ export class RunStore {
         runId,
         step,
       );
-    });
-    durably(this.db, write);
+    };
+    durably(this.db, () => writeTransaction(this.db, write));
   }
 
   /**
@@ -387,7 +407,7 @@ export class RunStore {
    * step's result and the checkpoint that follows it. All happen or none.
    */
   atomically<T>(writes: () => T): T {
-    return durably(this.db, this.db.transaction(writes));
+    return durably(this.db, () => writeTransaction(this.db, writes));
   }
 
   steps(runId: string, from = 0): StepRecord[] {
@@ -415,7 +435,7 @@ export class RunStore {
   checkpoint(runId: string, step: number, state: unknown): Checkpoint {
     checkStep(step);
     const time = this.now();
-    const write = this.db.transaction(() => {
+    const write = () => {
       this.get(runId);
       // Only the step is compared: the saved state (the whole conversation) is not parsed again.
       const latest = this.statement('SELECT step FROM run_checkpoints WHERE run_id = ? ORDER BY step DESC LIMIT 1').get(
@@ -436,8 +456,8 @@ export class RunStore {
         time,
       );
       this.statement('UPDATE runs SET updated_at = ? WHERE id = ?').run(time, runId);
-    });
-    durably(this.db, write);
+    };
+    durably(this.db, () => writeTransaction(this.db, write));
     return { runId, step, state, createdAt: time };
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { AppError } from '@nextai/shared';
 
-import type { Db } from '../storage/database.js';
+import { writeTransaction, type Db } from '../storage/database.js';
 
 export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
 
@@ -132,7 +132,7 @@ export class SessionStore {
     if (!ROLES.includes(role)) {
       throw new AppError('INVALID_ARGUMENT', `A message role is one of ${ROLES.join(', ')}; got ${String(role)}.`);
     }
-    const append = this.db.transaction((): SessionMessage => {
+    const append = (): SessionMessage => {
       this.get(sessionId);
       const last = this.db
         .prepare('SELECT COALESCE(MAX(seq), 0) FROM session_messages WHERE session_id = ?')
@@ -145,8 +145,8 @@ export class SessionStore {
         .run(sessionId, seq, role, JSON.stringify(content ?? null), time);
       this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(time, sessionId);
       return { sessionId, seq, role, content: content ?? null, createdAt: time };
-    });
-    return append();
+    };
+    return writeTransaction(this.db, append);
   }
 
   /** In order; `afterSeq` and `limit` page through a long history. */

@@ -4,15 +4,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Command } from 'commander';
 
-import { toAppError } from '@nextai/shared';
+import { AppError, toAppError } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
+import { lockHolder } from '../client/daemon-lock.js';
 import {
+  SOCKET_RENEWED_WITHIN_MS,
   connectSocket,
   ensureDaemon,
   readStoppedMarker,
   unavailableReason,
+  unreachablePid,
   waitForExit,
+  writeStoppedMarker,
 } from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
 import { createLogger } from '../core/logger.js';
@@ -67,6 +71,16 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
           printLine(`no daemon is running for ${paths.dataDir}`);
           return;
         }
+        if (reason === 'unreachable') {
+          setExitCode(await stopBySignal(paths, unreachablePid(error), 'its socket is missing'));
+          return;
+        }
+        // It refuses new clients (it has too many): the person's stop goes through all the same.
+        const holder = error instanceof AppError && error.code === 'BUSY' ? lockHolder(paths) : undefined;
+        if (holder?.held) {
+          setExitCode(await stopBySignal(paths, holder.pid, 'it refuses new connections (too many clients)'));
+          return;
+        }
         throw error;
       }
       try {
@@ -83,6 +97,33 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
       }
       printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
     });
+}
+
+/**
+ * Stops a daemon that holds the lock but cannot be asked over its socket (the file was removed,
+ * or it refuses new clients for having too many): by its pid, with SIGTERM, on which it stops as
+ * when asked — and, as when asked, it stays stopped.
+ */
+async function stopBySignal(paths: DataPaths, pid: number | undefined, why: string): Promise<number> {
+  if (pid === undefined || currentPlatform() === 'windows') {
+    printError(
+      `a daemon holds the lock for ${paths.dataDir} but ${why}${pid === undefined ? `, and ${paths.pidFile} names no process of it` : ''}; a daemon makes a new socket within ${SOCKET_RENEWED_WITHIN_MS / 1000} s: run \`nextai daemon stop\` again in a moment`,
+    );
+    return EXIT.DAEMON_UNAVAILABLE;
+  }
+  printLine(`a daemon (pid ${pid}) holds the lock for ${paths.dataDir} but ${why}; stopping it by signal`);
+  writeStoppedMarker(paths, 'nextai daemon stop');
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+  if (!(await waitForExit(pid, STOP_WAIT_MS))) {
+    printLine(`daemon (pid ${pid}) is still finishing after ${STOP_WAIT_MS / 1000} s; it will not start new work`);
+    return EXIT.OK;
+  }
+  printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
+  return EXIT.OK;
 }
 
 async function runDaemonInForeground(options: { service: boolean }): Promise<number> {

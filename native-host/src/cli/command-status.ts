@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 
-import { VERSION } from '@nextai/shared';
+import { AppError, VERSION } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
-import { unavailableReason } from '../client/daemon-launcher.js';
+import { unavailableReason, unreachablePid } from '../client/daemon-launcher.js';
+import { lockHolder } from '../client/daemon-lock.js';
 import { dataPaths } from '../core/paths.js';
 import { currentPlatform } from '../core/current-platform.js';
 import { printJson, printLine } from './output.js';
@@ -19,10 +20,17 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
       try {
         client = await DaemonClient.connect(paths, { start: false });
       } catch (error) {
-        const reason = unavailableReason(error);
+        // Refused for having too many clients: it runs, and says why it takes no more.
+        const busy = error instanceof AppError && error.code === 'BUSY';
+        const reason = busy ? 'busy' : unavailableReason(error);
         if (reason === undefined) throw error;
+        // A daemon that holds the lock runs, even when its socket is gone (it makes a new one).
+        const running = reason === 'unreachable' || reason === 'busy';
+        const holder = busy ? lockHolder(paths) : undefined;
+        const pid = holder?.held ? holder.pid : unreachablePid(error);
         const down = {
-          running: false,
+          running,
+          ...(running ? { reachable: false, ...(pid === undefined ? {} : { pid }) } : {}),
           reason,
           message: (error as Error).message,
           version: VERSION,
@@ -31,13 +39,17 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
         };
         if (options.json) printJson(down);
         else {
-          printLine('daemon:    not running');
+          printLine(
+            running
+              ? `daemon:    running${pid === undefined ? '' : ` (pid ${pid})`}, but it cannot be reached now`
+              : 'daemon:    not running',
+          );
           printLine(`           ${down.message.split('\n').join('\n           ')}`);
           printLine(`version:   ${VERSION}`);
           printLine(`data dir:  ${paths.dataDir}`);
           printLine(`platform:  ${down.platform}`);
         }
-        // Not running is an answer, not a failure, but scripts may want to branch on it.
+        // Not running (or not reachable) is an answer, not a failure, but scripts may want to branch on it.
         setExitCode(3);
         return;
       }

@@ -59,7 +59,14 @@ function attachPeer(socket: net.Socket): { peer: DaemonClientPeer; stream: Frame
   const disconnected = new Promise<void>((resolve) => {
     markDisconnected = resolve;
   });
-  const peer = createDaemonClientPeer({ send: (message) => stream.send(message) });
+  const peer = createDaemonClientPeer({
+    send: (message) => stream.send(message),
+    // A connection the daemon refused (too many clients) gets one error frame, then closes: that
+    // error, not "the daemon closed the connection", is what the requests made on it fail with.
+    onProtocolError: (error) => {
+      if (error.code === 'BUSY') peer.close(error);
+    },
+  });
   const stream: FramedStream = new FramedStream({
     readable: socket,
     writable: socket,

@@ -7,10 +7,21 @@ import { AppError } from '@nextai/shared/wire';
 
 import { renderLogLine, type Logger } from '../core/logger.js';
 import type { DataPaths } from '../core/paths.js';
+import { isProcessRunning, lockHolder } from './daemon-lock.js';
 import { cliProgramPath } from './self-path.js';
 
-/** Why no daemon could be reached; travels in the AppError's `details.reason`. */
-export type UnavailableReason = 'not_running' | 'stopped' | 'not_responding' | 'failed_to_start';
+/**
+ * Why no daemon could be reached; travels in the AppError's `details.reason`. `unreachable`: a
+ * daemon runs (it holds the instance lock; its pid in `details.pid` when known) but has no socket
+ * — it is starting, or its socket file was removed and it makes a new one within seconds.
+ */
+export type UnavailableReason = 'not_running' | 'stopped' | 'not_responding' | 'failed_to_start' | 'unreachable';
+
+/**
+ * How long a daemon may be without its socket file: it looks every 2 s (daemon/daemon-socket.ts)
+ * and makes a new one at once.
+ */
+export const SOCKET_RENEWED_WITHIN_MS = 5000;
 
 /** Connects to the daemon socket; rejects with the errno code (ENOENT, ECONNREFUSED…) on failure. */
 export function connectSocket(socketPath: string, timeoutMs = 2000): Promise<net.Socket> {
@@ -31,6 +42,28 @@ export function connectSocket(socketPath: string, timeoutMs = 2000): Promise<net
       reject(error);
     });
   });
+}
+
+/**
+ * Connects; when the daemon's queue of connections not yet accepted is full (EAGAIN: many clients
+ * connect at once, or it is flooded), tries again for a moment before giving up.
+ */
+async function connectWhenAccepted(socketPath: string, timeoutMs = 2000): Promise<net.Socket> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await connectSocket(socketPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= deadline) throw error;
+      await sleep(50);
+    }
+  }
+}
+
+/** The pid of the daemon an `unreachable` error from {@link ensureDaemon} is about, when known. */
+export function unreachablePid(error: unknown): number | undefined {
+  if (unavailableReason(error) !== 'unreachable') return undefined;
+  return ((error as AppError).details as { pid?: number } | undefined)?.pid;
 }
 
 /** The reason in an error from {@link ensureDaemon}, if it is one. */
@@ -62,14 +95,14 @@ export async function ensureDaemon(
   options: EnsureDaemonOptions,
 ): Promise<{ socket: net.Socket; started: boolean }> {
   try {
-    return { socket: await connectSocket(paths.socket), started: false };
+    return { socket: await connectWhenAccepted(paths.socket), started: false };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ETIMEDOUT') {
+    if (code === 'ETIMEDOUT' || code === 'EAGAIN') {
       throw unavailable(
         paths,
         'not_responding',
-        `The daemon for ${paths.dataDir} accepts no connections (it may be stuck). Stop it (\`nextai daemon stop\`, or kill the pid in ${paths.pidFile}) and start it again.`,
+        `The daemon for ${paths.dataDir} accepts no connections${code === 'EAGAIN' ? ' (too many are waiting: it is flooded, or stuck)' : ' (it may be stuck)'}. Stop it (\`nextai daemon stop\`, or kill the pid in ${paths.pidFile}) and start it again.`,
         error,
       );
     }
@@ -80,6 +113,15 @@ export async function ensureDaemon(
         `Cannot reach the daemon at ${paths.socket}: ${(error as Error).message}.`,
         error,
       );
+    }
+    // No socket is not no daemon: one whose socket file was deleted still runs, holds the lock,
+    // and makes a new socket within seconds. Starting another would only be refused by the lock.
+    const holder = lockHolder(paths);
+    if (holder.held) {
+      if (!options.start) throw unreachable(paths, holder.pid, error);
+      const socket = await waitForSocket(paths, holder.pid, options.timeoutMs ?? 10_000);
+      if (socket) return { socket, started: false };
+      // It ended meanwhile (it was stopping): on as when none ran.
     }
     const stopped = readStoppedMarker(paths);
     if (!options.start || (stopped && !options.evenIfStopped)) {
@@ -125,6 +167,46 @@ export async function ensureDaemon(
     'failed_to_start',
     `The daemon did not answer within ${options.timeoutMs ?? 10_000} ms of starting.`,
     lastError,
+  );
+}
+
+/**
+ * Connects once the daemon that holds the lock has its socket again (or has started listening);
+ * undefined when it ends meanwhile.
+ */
+async function waitForSocket(
+  paths: DataPaths,
+  pid: number | undefined,
+  timeoutMs: number,
+): Promise<net.Socket | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    await sleep(100);
+    try {
+      return await connectSocket(paths.socket);
+    } catch (error) {
+      lastError = error;
+    }
+    if (!lockHolder(paths).held) return undefined;
+  }
+  throw unavailable(
+    paths,
+    'not_responding',
+    `${daemonName(pid)} holds the lock for ${paths.dataDir} but has had no socket at ${paths.socket} for ${timeoutMs / 1000} s (it may be stuck). Stop it (\`nextai daemon stop\`) and start it again.`,
+    lastError,
+  );
+}
+
+function daemonName(pid: number | undefined): string {
+  return pid === undefined ? 'A daemon' : `A daemon (pid ${pid})`;
+}
+
+function unreachable(paths: DataPaths, pid: number | undefined, cause: unknown): AppError {
+  return new AppError(
+    'DAEMON_UNAVAILABLE',
+    `${daemonName(pid)} holds the lock for ${paths.dataDir} but its socket ${paths.socket} is missing: it is starting, or the file was removed and the daemon makes a new one within ${SOCKET_RENEWED_WITHIN_MS / 1000} s.`,
+    { cause, details: { reason: 'unreachable', pid } },
   );
 }
 
@@ -223,24 +305,9 @@ function readEnd(file: string, bytes: number): string {
  */
 export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (isRunning(pid)) {
+  while (isProcessRunning(pid)) {
     if (Date.now() >= deadline) return false;
     await sleep(25);
   }
   return true;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    // On Linux an exited child its parent has not reaped yet still answers signal 0.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^Z|^X/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return true;
-  }
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -55,6 +55,8 @@ import { ApprovalQueue } from '../gateway/approvals.js';
 import { CallGrants, grantedFileGuard } from '../gateway/call-grant.js';
 import { AuditLog } from '../gateway/audit/index.js';
 import { ClientConnection } from './client-connection.js';
+import { DaemonSocket } from './daemon-socket.js';
+import { RoundRobin } from './round-robin.js';
 import { PolicyChangeRecorder } from '../gateway/config-fingerprint.js';
 import { AgentInputActivity } from '../gateway/agent-input.js';
 import { judgeProcess, procFacts, psFacts, type ProcessFacts, type ProcessVerdict } from './identity/agent-process.js';
@@ -70,6 +72,9 @@ import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
 import { ToolGateway, type CallContext, type ToolCallRequest } from '../gateway/tool-gateway.js';
 import { createSandbox } from '../sandbox/select.js';
 import { SandboxService } from '../sandbox/service.js';
+
+/** Clients connected at once, at most; the next one is refused with BUSY until one closes. */
+export const MAX_CONNECTIONS = 512;
 
 export interface DaemonOptions {
   paths: DataPaths;
@@ -109,6 +114,8 @@ export class Daemon {
   readonly heartbeat: Heartbeat;
   private readonly presence: PresenceMonitor;
   private readonly connections = new Set<ClientConnection>();
+  /** Where the connections' requests take turns: one client's flood does not hold up another's ping. */
+  private readonly turns = new RoundRobin();
   private readonly startedAt = Date.now();
   private readonly services: DaemonServices;
   private readonly ownSurfaces: OwnSurfaces;
@@ -127,7 +134,7 @@ export class Daemon {
     readonly events: EventLog,
     private readonly audit: AuditLog,
     private readonly policy: PolicyStore,
-    private readonly server: net.Server,
+    private readonly server: DaemonSocket,
   ) {
     const { paths, platform, log } = options;
     const homeDir = options.homeDir ?? os.homedir();
@@ -204,6 +211,7 @@ export class Daemon {
     this.ownSurfaces = new OwnSurfaces({
       sinceLastInput: () => agentInput.sinceLastEnded(),
       ask: () => this.askBrowsersForSurfaces(),
+      browsersConnected: () => [...this.connections].some((connection) => connection.origin !== undefined),
       devicePixels: platform !== 'macos',
     });
     const hostServices: HostServices = {
@@ -452,8 +460,9 @@ export class Daemon {
         }
       }
     });
+    // Bookkeeping from a callback: never thrown out of it (EventLog.record).
     this.presence.onChange((state) =>
-      events.append('power.changed', {
+      events.record('power.changed', {
         on_battery: state.onBattery,
         screen_locked: state.screenLocked,
         sleeping: state.sleeping,
@@ -486,10 +495,7 @@ export class Daemon {
         new PolicyChangeRecorder(audit, paths.configFile).recordOwn(summary, by);
       },
     };
-    server.on('connection', (socket) => this.accept(socket));
-    // After listen, errors are per-connection trouble (e.g. EMFILE when out of file handles):
-    // log them; the daemon keeps serving the clients it has.
-    server.on('error', (error) => log.error('socket server error', { error: error.message }));
+    server.serve((socket) => this.accept(socket));
   }
 
   static async start(options: DaemonOptions): Promise<Daemon> {
@@ -498,6 +504,7 @@ export class Daemon {
     const lock = InstanceLock.acquire(paths);
     let db: Db | undefined;
     let policy: PolicyStore | undefined;
+    let server: DaemonSocket | undefined;
     try {
       // Starting is the explicit act that ends a stop on purpose.
       clearStoppedMarker(paths);
@@ -532,10 +539,10 @@ export class Daemon {
       );
       policy.watch();
       await initShellAnalyzer();
-      const server = await listen(paths.socket, options.platform);
+      server = await DaemonSocket.open({ path: paths.socket, platform: options.platform, log: log.child('socket') });
       const daemon = new Daemon(options, lock, db, events, audit, policy, server);
       daemon.cancelOrphanedApprovals();
-      events.append('daemon.started', { pid: process.pid, version: VERSION });
+      events.record('daemon.started', { pid: process.pid, version: VERSION });
       // Before runs resume: a run whose task kept crashing the daemon is stopped, not resumed.
       daemon.scheduler.start();
       daemon.runManager.resumeUnfinished();
@@ -543,6 +550,7 @@ export class Daemon {
       log.info('daemon started', { pid: process.pid, socket: paths.socket, data_dir: paths.dataDir });
       return daemon;
     } catch (error) {
+      void server?.close();
       policy?.close();
       db?.close();
       lock.release();
@@ -559,20 +567,20 @@ export class Daemon {
     this.stopping = true;
     this.options.log.info('daemon stopping', { reason });
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
-    this.events.append('daemon.stopping', { reason });
+    // A stop completes even when the database cannot be written.
+    this.events.record('daemon.stopping', { reason });
     this.heartbeat.stop();
     this.scheduler.stop();
     await this.runManager.shutdown();
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     await this.hostTools.dispose();
     await this.headless?.close();
-    const serverClosed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const serverClosed = this.server.close();
     for (const connection of this.connections) connection.close();
     await serverClosed;
     this.presence.close();
     this.policy.close();
     this.db.close();
-    if (this.options.platform !== 'windows') fs.rmSync(this.options.paths.socket, { force: true });
     this.lock.release();
     this.resolveStopped();
   }
@@ -589,11 +597,20 @@ export class Daemon {
       socket.destroy();
       return;
     }
+    // Past the limit a client is told so and let go at once: a flood of connections neither
+    // takes the daemon's file handles nor goes unsaid.
+    if (this.connections.size >= MAX_CONNECTIONS) {
+      this.server.refuse(socket, MAX_CONNECTIONS);
+      return;
+    }
     const connection = new ClientConnection(
       socket,
       this.options.log.child('rpc'),
       (closed) => this.onDisconnect(closed),
-      judgeConnection(socket, this.options.platform),
+      {
+        process: judgeConnection(socket, this.options.platform),
+        turns: this.turns,
+      },
     );
     this.connections.add(connection);
     registerRpcHandlers(connection, this.services);
@@ -622,41 +639,15 @@ export class Daemon {
     if (!this.connections.delete(connection)) return;
     connection.unsubscribeEvents?.();
     this.ownSurfaces.forget(connection.id);
+    // Called from the socket's events: a database that cannot be written must not end the daemon.
     if (connection.info && !this.stopping) {
-      this.events.append('client.disconnected', {
+      this.events.record('client.disconnected', {
         client_id: connection.id,
         kind: connection.info.kind,
         name: connection.info.name,
       });
     }
   }
-}
-
-/**
- * Listens on the daemon socket. The caller holds the instance lock, so a socket file that is
- * already there belongs to a daemon that died: it is removed, not feared.
- */
-async function listen(socketPath: string, platform: Platform): Promise<net.Server> {
-  if (platform !== 'windows') {
-    // sockaddr_un holds 104 (macOS) to 108 (Linux) bytes including the terminating NUL.
-    if (Buffer.byteLength(socketPath) > 103) {
-      throw new AppError(
-        'STORAGE_ERROR',
-        `The socket path ${socketPath} is too long for a Unix socket (over 103 bytes). Set NEXTAI_HOME to a shorter directory.`,
-      );
-    }
-    fs.rmSync(socketPath, { force: true });
-  }
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  if (platform !== 'windows') fs.chmodSync(socketPath, 0o600);
-  return server;
 }
 
 /** The model from config.json's `model` section and the environment (ANTHROPIC_* / OPENAI_*). */

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 
 import { AppError } from '@nextai/shared';
 
+import { readPid } from '../client/daemon-lock.js';
 import type { DataPaths } from '../core/paths.js';
 
 /**
@@ -24,7 +25,10 @@ export class InstanceLock {
     ensurePrivateDirectory(paths.runDir);
     let database: Database.Database | undefined;
     try {
-      database = new Database(paths.lockFile, { timeout: 0 });
+      // A moment's wait, not none: `nextai status` and the bridge look at the lock from outside
+      // (client/daemon-lock.ts), holding it shared for a moment; that is not another daemon.
+      // Another daemon holds it for good, and this one still gives up after the wait.
+      database = new Database(paths.lockFile, { timeout: 250 });
       fs.chmodSync(paths.lockFile, 0o600);
       // No journal file next to the lock: nothing in it needs crash safety.
       database.pragma('journal_mode = MEMORY');
@@ -63,16 +67,6 @@ export class InstanceLock {
     } finally {
       this.database.close();
     }
-  }
-}
-
-export function readPid(pidFile: string): number | undefined {
-  try {
-    const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8').trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
   }
 }
 

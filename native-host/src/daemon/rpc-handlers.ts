@@ -107,8 +107,9 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     }
     const first = connection.info === undefined;
     connection.info = client;
+    // Bookkeeping: hello (and with it `nextai status`) works while the database cannot be written.
     if (first) {
-      services.events.append('client.connected', {
+      services.events.record('client.connected', {
         client_id: connection.id,
         kind: client.kind,
         name: client.name,

@@ -171,6 +171,20 @@ describe('EmergencyStop', () => {
     expect(notes[0]).toContain('Processes the agent started could not be looked for');
   });
 
+  it('stops everything even when the database cannot be written (a full disk, a lock)', async () => {
+    const calls: string[] = [];
+    const stop = new EmergencyStop(db, actions(calls), audit);
+    db.pragma('query_only = ON');
+    try {
+      const report = await stop.engage('panic', 'cli');
+      expect(report).toMatchObject({ already_active: false, aborted_calls: 2 });
+      expect(calls).toEqual(expect.arrayContaining(['abort', 'end-apps', 'end-shells', 'end-marked']));
+      expect(stop.state()).toMatchObject({ active: true, reason: 'panic' });
+    } finally {
+      db.pragma('query_only = OFF');
+    }
+  });
+
   it('stays set across a restart until reset', async () => {
     await new EmergencyStop(db, actions([]), audit).engage('panic', 'cli');
     const restarted = new EmergencyStop(db, actions([]), audit);

@@ -100,11 +100,17 @@ export class EmergencyStop {
     if (!already) {
       // Latch first: from this line on, no new tool call can start.
       this.current = { active: true, since: new Date().toISOString(), reason, by };
-      this.db
-        .prepare(
-          'INSERT INTO safety_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-        )
-        .run(KEY, JSON.stringify({ since: this.current.since, reason, by }));
+      // A stop that cannot be written (a full disk, a locked or read-only database) still stops
+      // everything now and holds in memory; only its surviving a restart is at stake.
+      try {
+        this.db
+          .prepare(
+            'INSERT INTO safety_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+          )
+          .run(KEY, JSON.stringify({ since: this.current.since, reason, by }));
+      } catch {
+        // It holds in memory, and the audit row below may still be written.
+      }
       try {
         this.chain.append({ kind: 'emergency_stop', result: 'stop', actor: by, reason });
       } catch {

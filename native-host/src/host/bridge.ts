@@ -34,7 +34,19 @@ export interface BridgeOptions {
   reconnectDelaysMs?: readonly number[];
   /** Messages from the browser held while the daemon is (re)connecting. */
   maxQueued?: number;
+  /**
+   * Whether a daemon runs for this data directory (it holds the instance lock), asked when the
+   * connection to it is lost: the browser is told the daemon stopped only when it did.
+   */
+  daemonRunning?: () => boolean;
 }
+
+/**
+ * Bytes sent to the daemon and not yet taken by it past which the bridge stops reading from the
+ * browser until they are: a browser that sends faster than the daemon reads waits (its pipe fills)
+ * instead of the bridge buffering without bound — past 256 MiB it would drop the connection.
+ */
+const DAEMON_BACKLOG_BYTES = 4 * 1024 * 1024;
 
 type DaemonState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -61,6 +73,12 @@ export class Bridge {
   private chunkCounter = 0;
   /** Set when the browser's input ended: exit once the requests it sent are answered. */
   private exitWhenIdle: number | undefined;
+  /** Reading from the browser waits for the daemon to take what was sent. */
+  private browserPaused = false;
+  /** The daemon refused this connection (too many clients): what it said. */
+  private refusal: AppError | undefined;
+  /** Connections the daemon refused in a row: the next attempt waits longer. */
+  private refusedInARow = 0;
 
   constructor(private readonly options: BridgeOptions) {
     this.log = options.log;
@@ -97,8 +115,9 @@ export class Bridge {
     void this.connect(false);
   }
 
-  private async connect(isReconnect: boolean): Promise<void> {
-    const delays = isReconnect ? (this.options.reconnectDelaysMs ?? [100, 250, 500, 1000, 2000]) : [0];
+  private async connect(isReconnect: boolean, firstDelayMs?: number): Promise<void> {
+    const retries = isReconnect ? (this.options.reconnectDelaysMs ?? [100, 250, 500, 1000, 2000]) : [0];
+    const delays = firstDelayMs === undefined ? retries : [firstDelayMs, ...retries];
     let lastError: AppError | undefined;
     for (const delay of delays) {
       if (delay > 0) await sleep(delay);
@@ -135,8 +154,9 @@ export class Bridge {
       maxOutboundBytes: MAX_SOCKET_FRAME_BYTES,
       onMessage: (value) => this.fromDaemon(value),
       onFrameError: (error) => this.log.error('bad frame from the daemon', { error: error.message }),
-      onInputEnd: () => this.onDaemonLost(socket),
+      onInputEnd: (reason) => this.onDaemonLost(socket, reason),
     });
+    this.refusal = undefined;
     this.state = 'connected';
     this.daemon.send({
       jsonrpc: '2.0',
@@ -145,31 +165,64 @@ export class Bridge {
     });
   }
 
-  private onDaemonLost(socket: net.Socket): void {
+  /**
+   * The connection to the daemon ended. Requests in flight get an error that says what happened —
+   * the daemon refused the connection, or closed it while it still runs, or stopped — and the
+   * bridge connects again (starting a daemon if none runs).
+   */
+  private onDaemonLost(socket: net.Socket, reason: AppError | undefined): void {
     socket.destroy();
     if (this.state === 'closed' || socket !== this.daemonSocket) return;
-    this.log.warn('lost the daemon connection; reconnecting');
     this.daemon = undefined;
     this.daemonSocket = undefined;
     this.state = 'reconnecting';
-    for (const id of this.pendingBrowserRequests.values()) {
-      this.sendToBrowser(
-        errorResponse(
-          id,
-          new AppError(
-            'DAEMON_UNAVAILABLE',
-            'The daemon stopped before answering; it is being started again. Retry the request.',
-          ).toWire(),
-        ),
-      );
-    }
+    // What the browser sends meanwhile is queued (or refused past the queue's size).
+    this.resumeBrowser();
+    const lost = this.describeLoss(reason);
+    this.log.warn('lost the daemon connection; reconnecting', { why: lost.state, reason: reason?.message });
+    for (const id of this.pendingBrowserRequests.values()) this.sendToBrowser(errorResponse(id, lost.error.toWire()));
     this.pendingBrowserRequests.clear();
     if (this.exitWhenIdle !== undefined && this.isIdle()) {
       this.shutdown(this.exitWhenIdle);
       return;
     }
-    this.notifyBrowser('reconnecting', 'The daemon stopped; starting it again.');
+    this.notifyBrowser('reconnecting', lost.state);
+    if (this.refusal) {
+      // Refused again and again: the daemon is full; wait longer each time (up to 5 s).
+      this.refusedInARow++;
+      void this.connect(true, Math.min(100 * 2 ** this.refusedInARow, 5000));
+      return;
+    }
     void this.connect(true);
+  }
+
+  /** What to tell the browser about a lost daemon connection: the error for its requests, and the state. */
+  private describeLoss(reason: AppError | undefined): { error: AppError; state: string } {
+    if (this.refusal) {
+      return {
+        error: this.refusal,
+        state: `The daemon refused the connection: ${this.refusal.message} Trying again.`,
+      };
+    }
+    const running = this.options.daemonRunning?.();
+    const why = reason ? ` (${reason.message})` : '';
+    if (running === false) {
+      return {
+        error: new AppError(
+          'DAEMON_UNAVAILABLE',
+          'The daemon stopped before answering; it is being started again. Retry the request.',
+        ),
+        state: 'The daemon stopped; starting it again.',
+      };
+    }
+    const still = running === true ? ' (the daemon still runs)' : '';
+    return {
+      error: new AppError(
+        'DAEMON_UNAVAILABLE',
+        `The connection to the daemon closed before it answered${still}${why}; reconnecting. Retry the request.`,
+      ),
+      state: `Lost the connection to the daemon${still}${why}; reconnecting.`,
+    };
   }
 
   private fromBrowser(value: unknown): void {
@@ -210,6 +263,24 @@ export class Bridge {
         this.sendToBrowser(errorResponse(classified.message.id, toAppError(error).toWire()));
       }
     }
+    this.pauseBrowserWhileBacklogged();
+  }
+
+  /** Stops reading from the browser while the daemon has much it has not taken yet; resumes when it has. */
+  private pauseBrowserWhileBacklogged(): void {
+    const socket = this.daemonSocket;
+    if (!socket || this.browserPaused || socket.writableLength <= DAEMON_BACKLOG_BYTES) return;
+    this.browserPaused = true;
+    this.options.stdin.pause();
+    socket.once('drain', () => {
+      if (socket === this.daemonSocket) this.resumeBrowser();
+    });
+  }
+
+  private resumeBrowser(): void {
+    if (!this.browserPaused) return;
+    this.browserPaused = false;
+    if (this.state !== 'closed') this.options.stdin.resume();
   }
 
   private flushQueue(): void {
@@ -235,6 +306,16 @@ export class Bridge {
       this.log.error('the daemon sent an invalid message; dropped', { error: (error as Error).message });
       return;
     }
+    if (classified.kind === 'error' && classified.message.id === null) {
+      const error = AppError.fromWire(classified.message.error);
+      if (error.code === 'BUSY') {
+        // The daemon has too many clients and closes this connection: said to the browser as the
+        // connection is lost, for the requests it took with it.
+        this.refusal = error;
+        this.log.warn('the daemon refused the connection', { error: error.message });
+        return;
+      }
+    } else this.refusedInARow = 0;
     if (classified.kind === 'success' || classified.kind === 'error') {
       const id = classified.message.id;
       if (id !== null) this.pendingBrowserRequests.delete(JSON.stringify(id));

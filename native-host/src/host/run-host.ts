@@ -1,4 +1,5 @@
 import { ensureDaemon } from '../client/daemon-launcher.js';
+import { lockHolder } from '../client/daemon-lock.js';
 import { createLogger } from '../core/logger.js';
 import { dataPaths } from '../core/paths.js';
 import { Bridge } from './bridge.js';
@@ -13,6 +14,7 @@ export async function runHost(callerArgs: string[]): Promise<number> {
     stdout: process.stdout,
     callerArgs,
     connectDaemon: async () => (await ensureDaemon(paths, { start: true, log })).socket,
+    daemonRunning: () => lockHolder(paths).held,
     log,
   });
   bridge.start();

@@ -6,8 +6,18 @@ import { AppError } from '@nextai/shared';
 
 import type { Logger } from '../core/logger.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { storageHealth } from './storage-health.js';
 
 export type Db = Database.Database;
+
+/**
+ * How long a statement waits for a lock another connection holds (SQLite retries with growing
+ * pauses meanwhile: its busy handler) before it fails with SQLITE_BUSY. It holds the daemon's
+ * event loop while it waits, so it is kept short; a write that still fails after it is a storage
+ * condition (storage-health.ts), waited out and retried by the caller, never a crash. Write
+ * transactions begin IMMEDIATE (see writeTransaction) so this wait covers them too.
+ */
+export const BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens `data.db` in WAL mode and brings its schema up to date. Before migrating a database that
@@ -21,7 +31,7 @@ export async function openDatabase(
 ): Promise<Db> {
   let db: Db;
   try {
-    db = new Database(file, { timeout: 5000 });
+    db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -37,7 +47,19 @@ export async function openDatabase(
     db.close();
     throw error;
   }
+  storageHealth(db, log);
   return db;
+}
+
+/**
+ * `write` as one transaction that takes the write lock when it begins (BEGIN IMMEDIATE), inside
+ * an outer transaction a savepoint of it. A plain (deferred) transaction that reads before it
+ * writes asks for the lock only at its first write, and SQLite then fails at once with
+ * SQLITE_BUSY when another connection holds it — without the busy timeout's wait — because a
+ * reader that waited could deadlock. Taking the lock first lets the busy timeout do its work.
+ */
+export function writeTransaction<T>(db: Db, write: () => T): T {
+  return db.transaction(write).immediate();
 }
 
 async function migrate(db: Db, file: string, log: Logger, migrations: readonly Migration[]): Promise<void> {

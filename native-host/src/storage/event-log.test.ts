@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../core/logger.js';
 import { openDatabase, type Db } from './database.js';
 import { EventLog } from './event-log.js';
+import { storageHealth } from './storage-health.js';
+import { holdWriteLock } from './testing/sqlite-lock.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 let dir: string;
@@ -19,6 +21,7 @@ async function freshLog(options = { retain: 50_000, maxReplay: 5_000 }): Promise
 }
 
 afterEach(() => {
+  if (db) storageHealth(db).close();
   db?.close();
   db = undefined;
   fs.rmSync(dir, { recursive: true, force: true });
@@ -82,5 +85,58 @@ describe('EventLog', () => {
     const events = await freshLog();
     expect(() => events.append('tool.started', { tool: 'x' } as never)).toThrow(/invalid data/);
     expect(events.lastSeq()).toBe(0);
+  });
+
+  it('refuses an event it cannot write with STORAGE_ERROR, and writes nothing', async () => {
+    const events = await freshLog();
+    db?.pragma('query_only = ON');
+    expect(() => events.append('tool.started', started(1))).toThrow(
+      expect.objectContaining({ code: 'STORAGE_ERROR' }) as Error,
+    );
+    db?.pragma('query_only = OFF');
+    expect(events.lastSeq()).toBe(0);
+  });
+
+  it('keeps bookkeeping it cannot write and writes it, in order, once it can', async () => {
+    const events = await freshLog();
+    const health = storageHealth(db as Db);
+    health.retryMs = 20;
+    const heard: string[] = [];
+    events.subscribe((event) => heard.push(String(event.data.call_id)));
+    // The database became read-only (as a full disk or a read-only folder leaves it).
+    db?.pragma('query_only = ON');
+    expect(events.record('tool.started', started(1))).toBeUndefined();
+    expect(events.record('tool.started', started(2))).toBeUndefined();
+    expect(events.deferredCount).toBe(2);
+    expect(heard).toEqual([]);
+    expect(health.failing).toMatchObject({ code: 'SQLITE_READONLY' });
+
+    db?.pragma('query_only = OFF');
+    await expect.poll(() => events.deferredCount, { timeout: 5000 }).toBe(0);
+    expect(heard).toEqual(['c1', 'c2']);
+    expect(events.missedSince(0, events.logId).events.map((event) => event.data.call_id)).toEqual(['c1', 'c2']);
+    // What came after is written after them.
+    expect(events.append('tool.started', started(3)).seq).toBe(3);
+  });
+
+  it('while another process holds the lock, waits its busy timeout once, not at every event', async () => {
+    const events = await freshLog();
+    // The daemon's busy timeout is five seconds; shortened here, the test is the same.
+    db?.pragma('busy_timeout = 500');
+    const lock = await holdWriteLock(path.join(dir, 'data.db'));
+    try {
+      const first = Date.now();
+      events.record('tool.started', started(1));
+      expect(Date.now() - first).toBeGreaterThanOrEqual(400);
+      const rest = Date.now();
+      for (let n = 2; n <= 20; n++) events.record('tool.started', started(n));
+      expect(Date.now() - rest).toBeLessThan(400);
+      expect(events.deferredCount).toBe(20);
+    } finally {
+      await lock.release();
+    }
+    storageHealth(db as Db).probe();
+    await expect.poll(() => events.deferredCount, { timeout: 5000 }).toBe(0);
+    expect(events.lastSeq()).toBe(20);
   });
 });

@@ -5,6 +5,7 @@ import { AppError } from '@nextai/shared';
 import type { Statement } from 'better-sqlite3';
 
 import type { Db } from './database.js';
+import { storageHealth } from './storage-health.js';
 
 /** Base64 characters returned inline; larger payloads are stored and referenced (well under a 1 MiB frame). */
 export const DEFAULT_INLINE_LIMIT = 512 * 1024;
@@ -100,7 +101,12 @@ export class ImageStore {
     if (!row) throw gone(reference);
     const now = this.clock();
     if (now.getTime() - Date.parse(row.used_at) >= TOUCH_INTERVAL_MS) {
-      this.statement('UPDATE images SET used_at = ? WHERE hash = ?').run(now.toISOString(), hash);
+      try {
+        this.statement('UPDATE images SET used_at = ? WHERE hash = ?').run(now.toISOString(), hash);
+      } catch (error) {
+        // Marking it used is bookkeeping: a read works while the database cannot be written.
+        if (!storageHealth(this.db).noteFailure(error)) throw error;
+      }
     }
     return { data: row.data, mimeType: row.media_type };
   }
@@ -121,15 +127,23 @@ export class ImageStore {
     return this.statement('DELETE FROM image_holds WHERE holder = ?').run(holder).changes;
   }
 
-  /** Deletes the images nobody holds that have not been used for an hour; returns how many. */
+  /**
+   * Deletes the images nobody holds that have not been used for an hour; returns how many. While
+   * the database cannot be written it deletes nothing (0) and says nothing: the next prune does it.
+   */
   prune(): number {
     const now = this.clock().getTime();
     this.lastPrune = now;
     const cutoff = new Date(now - UNHELD_MAX_AGE_MS).toISOString();
-    return this.statement(
-      `DELETE FROM images WHERE used_at < ?
-         AND NOT EXISTS (SELECT 1 FROM image_holds WHERE image_holds.hash = images.hash)`,
-    ).run(cutoff).changes;
+    try {
+      return this.statement(
+        `DELETE FROM images WHERE used_at < ?
+           AND NOT EXISTS (SELECT 1 FROM image_holds WHERE image_holds.hash = images.hash)`,
+      ).run(cutoff).changes;
+    } catch (error) {
+      if (!storageHealth(this.db).noteFailure(error)) throw error;
+      return 0;
+    }
   }
 
   /** The hash a reference names; undefined for a reference of the earlier file store (never stored here). */

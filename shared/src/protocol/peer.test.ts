@@ -142,6 +142,41 @@ describe('JsonRpcPeer', () => {
     ]);
   });
 
+  it('settles what receive() returns once a request is answered, and at once for anything else', async () => {
+    const sent: JsonRpcMessage[] = [];
+    let finish!: () => void;
+    const peer = new JsonRpcPeer({
+      send: (message) => sent.push(message),
+      outgoing: {},
+      incoming: SERVER_METHODS,
+      outgoingNotifications: {},
+      incomingNotifications: NOTIFICATIONS,
+      handlers: {
+        slow: () =>
+          new Promise<Record<string, never>>((resolve) => {
+            finish = () => resolve({});
+          }),
+      },
+    });
+    let handled = false;
+    const request = peer.receive({ jsonrpc: '2.0', id: 1, method: 'slow', params: {} }).then(() => {
+      handled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(handled).toBe(false);
+    finish();
+    await request;
+    expect(sent).toEqual([expect.objectContaining({ id: 1, result: {} })]);
+    // A notification, an invalid message, an unknown method: handled as they come.
+    await peer.receive({ jsonrpc: '2.0', method: 'tick', params: { n: 1 } });
+    await peer.receive({ nothing: true });
+    await peer.receive({ jsonrpc: '2.0', id: 2, method: 'nope', params: {} });
+    expect(sent.slice(1)).toEqual([
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+      expect.objectContaining({ id: 2, error: expect.objectContaining({ code: -32601 }) }),
+    ]);
+  });
+
   it('rejects a result that does not match what the caller expects', async () => {
     const sent: JsonRpcMessage[] = [];
     const caller = new JsonRpcPeer({

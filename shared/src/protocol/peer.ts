@@ -52,6 +52,9 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
+/** What {@link JsonRpcPeer.receive} returns for a message that is handled as it arrives. */
+const HANDLED: Promise<void> = Promise.resolve();
+
 /**
  * One side of a JSON-RPC 2.0 conversation over any message transport. Every message received is
  * validated: the envelope, then the params of requests and notifications against the method
@@ -136,23 +139,26 @@ export class JsonRpcPeer<
     this.options.send({ jsonrpc: '2.0', method, params: params as Record<string, unknown> });
   }
 
-  /** Feeds one decoded JSON value received from the other side. Never throws. */
-  receive(value: unknown): void {
-    if (this.closedWith) return;
+  /**
+   * Feeds one decoded JSON value received from the other side. Never throws, and the promise never
+   * rejects: it settles once the message is handled — a request once it is answered (or cannot
+   * be), anything else at once — so a caller can count the requests still in flight.
+   */
+  receive(value: unknown): Promise<void> {
+    if (this.closedWith) return HANDLED;
     let classified;
     try {
       classified = classifyMessage(value);
     } catch (error) {
       this.replyError(requestIdOf(error), toAppError(error, 'INVALID_REQUEST'));
-      return;
+      return HANDLED;
     }
     switch (classified.kind) {
       case 'request':
-        void this.dispatchRequest(classified.message);
-        return;
+        return this.dispatchRequest(classified.message);
       case 'notification':
         this.dispatchNotification(classified.message.method, classified.message.params ?? {});
-        return;
+        return HANDLED;
       case 'success':
         this.settle(classified.message.id, (pending) => {
           const spec = this.options.outgoing[pending.method];
@@ -167,15 +173,15 @@ export class JsonRpcPeer<
             );
           }
         });
-        return;
+        return HANDLED;
       case 'error': {
         const { id, error } = classified.message;
         if (id === null) {
           this.options.onProtocolError?.(AppError.fromWire(error));
-          return;
+          return HANDLED;
         }
         this.settle(id, (pending) => pending.reject(AppError.fromWire(error)));
-        return;
+        return HANDLED;
       }
     }
   }

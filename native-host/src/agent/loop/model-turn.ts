@@ -1,5 +1,6 @@
 import { toAppError } from '@nextai/shared';
 
+import { isStorageFailure } from '../../storage/storage-health.js';
 import { isRecord } from '../context.js';
 import type { Message, ModelEvent, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
 import { recordUsage } from './limits.js';
@@ -125,6 +126,9 @@ export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | M
     );
     reply = await readReply(stream, (delta) => runtime.emit('run.text', { run_id: runId, step, delta }));
   } catch (error) {
+    // The database failed under the stream (its text could not be recorded): not the model's
+    // failure, and nothing can be written now — the run waits for the database (RunLoop.end).
+    if (isStorageFailure(error)) throw error;
     const failure = afterStreamError(runtime.interrupt, runtime.turnCut);
     if (failure.kind === 'interrupted') {
       services.runs.recordStep(runId, step, intent, { interrupted: failure.interrupt });

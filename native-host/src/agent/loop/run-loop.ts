@@ -1,5 +1,7 @@
 import { AppError, toAppError } from '@nextai/shared';
 
+import { isStorageFailure, storageFailureOf } from '../../storage/storage-health.js';
+import { settleRun, waitingForStorage, type RunOutcome } from '../run-transition.js';
 import { commitPending, executePending } from './act.js';
 import { askWhenStuck, mustAskPerson } from './ask-when-stuck.js';
 import { checkLimits } from './limits.js';
@@ -32,6 +34,12 @@ export type { LoopOptions, LoopServices, ModelChoice } from './loop-runtime.js';
  */
 export class RunLoop {
   readonly done: Promise<void>;
+  /**
+   * Set when the database could not be written: the loop ended because of it (the run waits, and
+   * its owner resumes it once writing works), or could not write how it ended. `unrecorded` is the
+   * state the run is to be in that could not be written (its owner keeps it until it can be).
+   */
+  storageTrouble: { error: unknown; unrecorded: RunOutcome | undefined } | undefined;
   private readonly runtime: LoopRuntime;
   private stopReason = 'stopped by the person';
   private readonly incomingNotes: string[] = [];
@@ -164,37 +172,54 @@ export class RunLoop {
 
   private end(error: unknown): void {
     const runtime = this.runtime;
+    const { log } = runtime.services;
     const kind: Interrupt | undefined = error instanceof Interrupted ? error.kind : runtime.interrupt;
-    try {
-      if (kind === 'shutdown') return;
-      if (kind === 'pause') {
-        if (runtime.state) runtime.checkpoint();
-        const state = runtime.run.state;
-        if (state === 'running') runtime.transition('paused', { reason: 'paused by the person' });
-        else if (state === 'waiting_user' || state === 'waiting_approval') {
-          // Paused while waiting: parked once the wait ends.
-          runtime.transition('running');
-          runtime.transition('paused', { reason: 'paused by the person' });
-        }
-        return;
-      }
-      if (kind === 'stop') {
-        if (runtime.state) runtime.checkpoint();
-        runtime.transition('stopped', { reason: this.stopReason });
-        return;
-      }
+    if (kind === 'shutdown') return;
+    const storage = kind === undefined ? storageFailureOf(error) : undefined;
+    let outcome: RunOutcome;
+    if (kind === 'pause') outcome = { to: 'paused', reason: 'paused by the person' };
+    else if (kind === 'stop') outcome = { to: 'stopped', reason: this.stopReason };
+    else if (storage) {
+      // Not the run's failure: it waits, and goes on from its last checkpoint once writing works.
+      this.storageTrouble = { error, unrecorded: undefined };
+      log.warn('a run waits: the database cannot be written', { run_id: this.runId, error: storage.message });
+      outcome = waitingForStorage(storage.message);
+    } else {
       const appError = toAppError(error, 'INTERNAL');
       if (appError.code === 'INTERNAL') {
-        runtime.services.log.error('agent run failed unexpectedly', { run_id: this.runId, error: appError.message });
+        log.error('agent run failed unexpectedly', { run_id: this.runId, error: appError.message });
       }
-      if (runtime.state) runtime.checkpoint();
-      runtime.transition('failed', { error: toRunError(appError) });
+      outcome = { to: 'failed', error: toRunError(appError) };
+    }
+    // The state in memory is saved with the end — unless the database could not be written: then
+    // the last checkpoint stands and the run resumes from it, as after a crash (an action whose
+    // result was not written is "outcome unknown" then, never repeated blindly).
+    if (runtime.state && !storage) {
+      try {
+        runtime.checkpoint();
+      } catch (inner) {
+        if (isStorageFailure(inner)) this.storageTrouble = { error: inner, unrecorded: undefined };
+        log.warn('could not save the last state of a run; it goes on from its previous checkpoint', {
+          run_id: this.runId,
+          error: (inner as Error).message,
+        });
+      }
+    }
+    try {
+      settleRun(runtime.services.runs, runtime.services.events, this.runId, outcome);
     } catch (inner) {
+      if (isStorageFailure(inner)) {
+        // Kept by the run manager (shown, and written once the database can be written).
+        this.storageTrouble = { error: inner, unrecorded: outcome };
+        log.warn('could not record the state of a run yet; it is kept until the database can be written', {
+          run_id: this.runId,
+          state: outcome.to,
+          error: (inner as Error).message,
+        });
+        return;
+      }
       // The run record itself could not be written (database closed at shutdown): nothing more to do.
-      runtime.services.log.error('could not record the end of a run', {
-        run_id: this.runId,
-        error: (inner as Error).message,
-      });
+      log.error('could not record the end of a run', { run_id: this.runId, error: (inner as Error).message });
     }
   }
 }

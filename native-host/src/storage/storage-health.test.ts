@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { AppError } from '@nextai/shared';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { createLogger } from '../core/logger.js';
+import { openDatabase, writeTransaction, type Db } from './database.js';
+import { isStorageFailure, storageFailureOf, storageHealth } from './storage-health.js';
+import { holdWriteLock, type HeldLock } from './testing/sqlite-lock.js';
+
+const log = createLogger({ component: 'test', level: 'error' });
+let dir: string;
+let db: Db | undefined;
+let lock: HeldLock | undefined;
+
+async function freshDb(): Promise<{ db: Db; file: string }> {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-health-'));
+  const file = path.join(dir, 'data.db');
+  db = await openDatabase(file, log);
+  return { db, file };
+}
+
+afterEach(async () => {
+  await lock?.release();
+  lock = undefined;
+  if (db) storageHealth(db).close();
+  db?.close();
+  db = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The error SQLite throws for `write` (which must fail). */
+function errorOf(write: () => unknown): unknown {
+  try {
+    write();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the write did not fail');
+}
+
+describe('storage conditions', () => {
+  it('tells a database that cannot be written from a bug', async () => {
+    const { db } = await freshDb();
+    db.pragma('query_only = ON');
+    const readOnly = errorOf(() => db.prepare("INSERT INTO meta (key, value) VALUES ('x', 'y')").run());
+    db.pragma('query_only = OFF');
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const full = errorOf(() => {
+      for (let i = 0; i < 100; i++)
+        db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(`k${i}`, 'x'.repeat(4000));
+    });
+    const constraint = errorOf(() => db.prepare("INSERT INTO meta (key, value) VALUES ('k0', 'again')").run());
+
+    expect(storageFailureOf(readOnly)).toMatchObject({ code: 'SQLITE_READONLY' });
+    expect(storageFailureOf(full)).toMatchObject({ code: 'SQLITE_FULL' });
+    // Wrapped by whoever passed it on, it is still recognised.
+    expect(isStorageFailure(new AppError('STORAGE_ERROR', 'could not write', { cause: full }))).toBe(true);
+    expect(isStorageFailure(constraint)).toBe(false);
+    expect(isStorageFailure(new Error('a bug'))).toBe(false);
+  });
+
+  it('a write transaction waits out a lock another process holds for a moment, instead of failing at once', async () => {
+    const { db, file } = await freshDb();
+    db.prepare("INSERT INTO meta (key, value) VALUES ('n', '0')").run();
+    // Read first, then write: the shape of every state change of a run.
+    const readThenWrite = () => {
+      const value = Number(db.prepare("SELECT value FROM meta WHERE key = 'n'").pluck().get());
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'n'").run(String(value + 1));
+    };
+    lock = await holdWriteLock(file, { forMs: 300 });
+    // A plain (deferred) transaction meets the lock at its first write, where SQLite does not wait.
+    expect(errorOf(() => db.transaction(readThenWrite)())).toMatchObject({ code: 'SQLITE_BUSY' });
+    const started = Date.now();
+    writeTransaction(db, readThenWrite);
+    expect(Date.now() - started).toBeGreaterThan(100);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'n'").pluck().get()).toBe('1');
+  });
+
+  it('probes a locked database without waiting the busy timeout, and says when writing works again', async () => {
+    const { db, file } = await freshDb();
+    const health = storageHealth(db);
+    health.retryMs = 20;
+    let recovered = 0;
+    health.onRecovered(() => recovered++);
+    lock = await holdWriteLock(file);
+
+    const started = Date.now();
+    expect(health.probe()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(health.failing).toMatchObject({ code: 'SQLITE_BUSY' });
+
+    await lock.release();
+    lock = undefined;
+    // Retried by itself; the listeners are told once.
+    await expect.poll(() => recovered, { timeout: 5000 }).toBe(1);
+    expect(health.failing).toBeUndefined();
+  });
+});
