@@ -57,7 +57,7 @@ async function time(count: number, action: () => Promise<unknown>): Promise<numb
 export async function benchBrowser(): Promise<string[]> {
   const site = await startFixtureSite();
   const browser = await launchWithExtension(makeProfileDir());
-  const lines: string[] = ['Browser tools (issue #7), fixture site in headless Chromium:'];
+  const lines: string[] = ['Browser tools, fixture site in headless Chromium:'];
   try {
     const page = await browser.context.newPage();
     // The headless path runs in a browser of its own, as the daemon's does (no extension in it).

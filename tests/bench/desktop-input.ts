@@ -69,7 +69,7 @@ export async function benchInput(): Promise<string[]> {
     const handler = summarize(handlerSamples);
     const baseline = summarize(baselineSamples);
     return [
-      'Input (issue #4), Xvfb 1920×1080 + openbox:',
+      'Input, Xvfb 1920×1080 + openbox:',
       formatRow('left_click handler (map + XTEST, waits for processing)', handler),
       formatRow('xdotool mousemove X Y click 1, a process per click', baseline),
       `click vs xdotool: ${(baseline.p50 / handler.p50).toFixed(1)}× faster at p50`,

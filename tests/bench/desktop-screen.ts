@@ -169,7 +169,7 @@ async function measure(dir: string): Promise<string[]> {
     const ocr = summarize(ocrSmall);
     const mb = (value: number) => `${(value / 1024 / 1024).toFixed(0)} MB`;
     lines.push(
-      `Screen (issue #4), Xvfb 1920×1080 showing text, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}:`,
+      `Screen, Xvfb 1920×1080 showing text, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}:`,
       formatRow(`screenshot → ${last!.width}×${last!.height} JPEG q80 (handler)`, shot),
       `  fastest ${shot.min.toFixed(1)} ms; CPU time of this process ${shotCpuMs.toFixed(1)} ms per screenshot (the X server's share not counted)`,
       formatRow('  part: capture (GetImage)', summarize(capture)),

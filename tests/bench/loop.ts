@@ -71,7 +71,7 @@ interface LoopMeasurement {
 
 export async function benchLoop(): Promise<string[]> {
   const lines = [
-    `Agent loop (issue #5), real daemon + fake model answering at once, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}:`,
+    `Agent loop, real daemon + fake model answering at once, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}:`,
   ];
 
   const plain = await measureLoop({

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   if (wanted('messaging')) await benchMessaging();
   if (wanted('safety')) {
     const safety = [
-      'Safety (issue #3), in-process with the real daemon parts:',
+      'Safety: the policy, the audit log and the emergency stop with the real daemon parts:',
       ...(await benchDecision()),
       ...(await benchPathCheck()),
       ...(await benchAudit()),
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   if (wanted('desktop')) {
     // Each desktop bench starts its own Xvfb + openbox; one after another so they do not compete.
     const desktop = [
-      'Desktop tools (issue #4), on a real X server:',
+      'Desktop tools, on a real X server:',
       ...(await benchScreen()),
       '',
       ...(await benchInput()),

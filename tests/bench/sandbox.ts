@@ -44,7 +44,7 @@ function timeSpawn(file: string, args: string[], env: NodeJS.ProcessEnv): Promis
 }
 
 export async function benchSandbox(): Promise<string[]> {
-  const lines = ['Sandbox (issue #15):'];
+  const lines = ['Sandbox:'];
   const { home, cleanup } = everydayHome();
   const root = path.dirname(home);
   const data = path.join(root, 'data');

@@ -36,7 +36,7 @@ const IDLE_WINDOW_MS = 20_000;
 const log = createLogger({ component: 'bench', level: 'error' });
 
 export async function benchSchedule(): Promise<string[]> {
-  return ['Scheduler (issue #8):', ...(await benchPrecision()), '', ...(await benchIdle())];
+  return ['Scheduler:', ...(await benchPrecision()), '', ...(await benchIdle())];
 }
 
 /** A clock that runs in real time from a chosen instant: real timers, a wall clock of our choosing. */
