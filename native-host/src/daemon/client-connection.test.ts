@@ -90,6 +90,16 @@ describe('ClientConnection', () => {
     expect(connection.pending).toBe(0);
   });
 
+  it("lets a browser's bridge, which carries all its panels and tools, have more in flight", async () => {
+    const { connection, received, send } = await connected(2);
+    connection.peer.handle('daemon.ping', () => new Promise(() => undefined));
+    connection.allowPending(5);
+    send(...[1, 2, 3, 4, 5, 6].map(ping));
+    await expect.poll(() => received.map((message) => message.id)).toEqual([6]);
+    expect(received[0]?.error).toMatchObject({ message: expect.stringContaining('already has 5 requests') });
+    expect(connection.pending).toBe(5);
+  });
+
   it("still takes the client's answers to the daemon's own requests when it is at its limit", async () => {
     const { connection, received, send } = await connected(2);
     connection.peer.handle('daemon.ping', () => new Promise(() => undefined));

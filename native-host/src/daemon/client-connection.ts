@@ -24,6 +24,12 @@ import { RoundRobin, type TakesTurns } from './round-robin.js';
  */
 export const MAX_PENDING_PER_CLIENT = 256;
 
+/**
+ * The same for a browser's bridge, which carries every panel, tab and browser tool of that browser
+ * on its one connection (a panel following a 500-step run has hundreds of reads in flight).
+ */
+export const MAX_PENDING_PER_BROWSER = 4096;
+
 export interface ClientConnectionOptions {
   /**
    * What the process on the other end was judged to be when it connected (the kernel names it;
@@ -55,9 +61,9 @@ export class ClientConnection implements TakesTurns {
   /** Requests handed to their handler and not answered yet. */
   private inFlight = 0;
   private readonly turns: RoundRobin;
-  private readonly maxPending: number;
+  private maxPending: number;
   /** The one answer to a request over the limit (built once: a flood refuses thousands). */
-  private readonly busy: WireError;
+  private busy: WireError;
   private readonly refusals: BurstLog;
   private corked = false;
   /** Reading waits while much is queued: what this client sends meanwhile stays in its socket. */
@@ -72,11 +78,7 @@ export class ClientConnection implements TakesTurns {
     this.process = options.process ?? Promise.resolve({ known: false, reason: 'the connection was not looked up' });
     this.turns = options.turns ?? new RoundRobin();
     this.maxPending = options.maxPending ?? MAX_PENDING_PER_CLIENT;
-    this.busy = new AppError(
-      'BUSY',
-      `This connection already has ${this.maxPending} requests waiting or running, the most the daemon holds for one client; this one was refused. Send more as answers come back.`,
-      { details: { limit: this.maxPending } },
-    ).toWire();
+    this.busy = busyAnswer(this.maxPending);
     this.refusals = new BurstLog(
       () =>
         log.warn('a client sent more requests than the daemon holds for one connection; refusing the excess (BUSY)', {
@@ -115,6 +117,12 @@ export class ClientConnection implements TakesTurns {
       onProtocolError: (error) =>
         log.warn('protocol error', { client: this.id, code: error.code, error: error.message }),
     });
+  }
+
+  /** Lets this connection have up to `limit` requests waiting or running (a browser's bridge). */
+  allowPending(limit: number): void {
+    this.maxPending = limit;
+    this.busy = busyAnswer(limit);
   }
 
   /** Aborted when this client disconnects: its pending approvals close, its running calls stop. */
@@ -223,4 +231,12 @@ function idOf(request: Record<string, unknown>): RequestId | null {
   const { id } = request;
   if (typeof id === 'string' && id.length <= 200) return id;
   return typeof id === 'number' && Number.isInteger(id) ? id : null;
+}
+
+function busyAnswer(limit: number): WireError {
+  return new AppError(
+    'BUSY',
+    `This connection already has ${limit} requests waiting or running, the most the daemon holds for one client; this one was refused. Send more as answers come back.`,
+    { details: { limit } },
+  ).toWire();
 }

@@ -7,7 +7,7 @@ import type { BlobStore } from '../tools/blob-store.js';
 import type { OwnSurfaces } from '../tools/input/own-surfaces.js';
 import type { ApprovalQueue } from '../gateway/approvals.js';
 import type { AuditLog } from '../gateway/audit/index.js';
-import type { ClientConnection } from './client-connection.js';
+import { MAX_PENDING_PER_BROWSER, type ClientConnection } from './client-connection.js';
 import type { EmergencyStop } from '../gateway/emergency-stop.js';
 import type { EventLog } from '../storage/event-log.js';
 import type { AuthorityGate } from './identity/authority.js';
@@ -92,6 +92,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
 
   peer.onNotification('bridge.register', ({ origin }) => {
     connection.origin = origin;
+    // A browser's bridge carries all its panels, tabs and browser tools on this one connection.
+    connection.allowPending(MAX_PENDING_PER_BROWSER);
   });
   // Only a browser's bridge speaks for its pages. A report only ever keeps the agent's input
   // away from more of the screen, so it needs no more trust than that.
