@@ -209,7 +209,8 @@ describe('nextai daemon --service, while a browser-started daemon owns the data 
     process.kill(other, 'SIGKILL');
     await expect.poll(async () => (await statusJson(home.env)).pid, { timeout: 20_000 }).toBe(service.child.pid);
     expect(daemonPidsOf(home.dir)).toEqual([String(service.child.pid)]);
-    expect(service.output().stderr).toContain('the other daemon ended; the service took over');
+    // Logs are written off the hot path: the line may follow the answer to status by a moment.
+    await expect.poll(() => service.output().stderr).toContain('the other daemon ended; the service took over');
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
   });
@@ -219,7 +220,9 @@ describe('nextai daemon --service, while a browser-started daemon owns the data 
     const { service } = await waitingService();
     expect((await runCli(['daemon', 'stop'], home.env)).code).toBe(0);
     expect(await service.exited).toBe(0);
-    expect(service.output().stderr).toContain('the other daemon was stopped on purpose; the service stays stopped too');
+    await expect
+      .poll(() => service.output().stderr)
+      .toContain('the other daemon was stopped on purpose; the service stays stopped too');
     expect(daemonPidsOf(home.dir)).toEqual([]);
   });
 

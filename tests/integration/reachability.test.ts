@@ -266,7 +266,7 @@ describe('one client cannot hold up the others', () => {
 });
 
 describe('through the browser host', () => {
-  it('a flood gets BUSY for the excess and answers for the rest, never "daemon stopped"', async () => {
+  it('a flood is answered — held back by the daemon, or BUSY past its limit — and never "daemon stopped"', async () => {
     home = makeHome();
     const host = new NativeHostProcess([ORIGIN], home.env);
     cleanups.push(() => host.kill());
@@ -278,13 +278,15 @@ describe('through the browser host', () => {
     const answers = () =>
       host.frames.map((frame) => frame.value as Frame).filter((frame) => typeof frame.id === 'number' && frame.id > 0);
 
-    // Many small requests at once: more than the daemon holds for one connection.
+    // Many small requests at once. A browser's bridge may have 4096 waiting or running; past half
+    // of that the daemon stops reading it until its queue goes down, so the excess waits in the
+    // socket rather than being refused. Every request gets an answer: its result or BUSY.
     const SMALL = 20_000;
     host.writeRaw(Buffer.concat(range(SMALL).map((id) => frameOf(ping(id)))));
     await expect.poll(() => answers().length, { timeout: 30_000 }).toBe(SMALL);
     const small = tally(answers());
-    expect(Object.keys(small).sort()).toEqual(['BUSY', 'ok']);
-    expect(small.BUSY).toBeGreaterThan(0);
+    expect(Object.keys(small).filter((kind) => kind !== 'ok' && kind !== 'BUSY')).toEqual([]);
+    expect(small.ok).toBeGreaterThan(0);
 
     // Then 320 MiB of them, more than the host holds for a daemon that reads slower than the
     // browser writes: the host waits for the daemon instead of dropping the connection.
