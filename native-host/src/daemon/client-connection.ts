@@ -139,6 +139,11 @@ export class ClientConnection implements TakesTurns {
     return this.inbox.length + this.inFlight;
   }
 
+  /** Whether this is a browser's bridge (it said which extension it speaks for). */
+  isBrowserBridge(): boolean {
+    return this.origin !== undefined;
+  }
+
   canRunBrowserTools(): boolean {
     return this.info?.capabilities.includes('browser_tools') ?? false;
   }

@@ -211,7 +211,7 @@ export class Daemon {
     this.ownSurfaces = new OwnSurfaces({
       sinceLastInput: () => agentInput.sinceLastEnded(),
       ask: () => this.askBrowsersForSurfaces(),
-      browsersConnected: () => [...this.connections].some((connection) => connection.origin !== undefined),
+      browsersConnected: () => [...this.connections].some((connection) => connection.isBrowserBridge()),
       devicePixels: platform !== 'macos',
     });
     const hostServices: HostServices = {
@@ -618,7 +618,7 @@ export class Daemon {
 
   /** Each connected browser's answer to where NextAI's pages are now (1 s at most). */
   private async askBrowsersForSurfaces(): Promise<void> {
-    const browsers = [...this.connections].filter((connection) => connection.origin !== undefined);
+    const browsers = [...this.connections].filter((connection) => connection.isBrowserBridge());
     await Promise.all(
       browsers.map(async (connection) => {
         try {

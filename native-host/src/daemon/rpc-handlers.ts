@@ -98,7 +98,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   // Only a browser's bridge speaks for its pages. A report only ever keeps the agent's input
   // away from more of the screen, so it needs no more trust than that.
   peer.onNotification('ui.surfaces', ({ surfaces }) => {
-    if (connection.origin !== undefined) services.ownSurfaces.report(connection.id, surfaces);
+    if (connection.isBrowserBridge()) services.ownSurfaces.report(connection.id, surfaces);
   });
   peer.handle('daemon.hello', ({ client, protocol_version }) => {
     if (protocol_version !== PROTOCOL_VERSION) {
