@@ -163,6 +163,8 @@ const BASE_CASES: PathCase[] = [
   c('dangling symlink inside', 'dangling-in', 'allow', { access: 'write', real: `${P}/app/new.txt` }),
   c('dangling relative symlink out', 'dangling-rel-out', 'outside', { access: 'write', real: '@T/outside/made-later' }),
   c('below a dangling symlink', 'dangling-out/child', 'outside', { access: 'write' }),
+  c('up out of a dangling symlink inside', 'dangling-in/../..', 'allow', { real: P }),
+  c('up out of a dangling symlink out', 'dangling-out/../..', 'outside', { real: '@T/outside' }),
 
   // Loops and long chains.
   c('symlink loop', 'loop-a', 'unresolvable'),

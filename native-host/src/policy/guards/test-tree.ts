@@ -130,10 +130,11 @@ export function buildTestTree(): TestTree {
 /**
  * Where the kernel would put `joined` (absolute, `..` still in it), found without the guard's
  * code: fs.realpathSync.native (the C library's realpath) on each existing prefix, names after a
- * missing one taken as text. A dangling symlink or a loop counts as missing here, so this is at
- * most as strict as the guard — enough to prove the guard never allows something outside.
+ * missing one taken as text. A dangling symlink stands for its target (the place a write through
+ * it creates, and what `link/..` means once the target exists); a loop counts as missing. This is
+ * at most as strict as the guard — enough to prove the guard never allows something outside.
  */
-export function independentReal(joined: string): { real: string; complete: boolean } {
+export function independentReal(joined: string, depth = 0): { real: string; complete: boolean } {
   let current = '/';
   let complete = true;
   for (const name of joined.split('/')) {
@@ -146,12 +147,23 @@ export function independentReal(joined: string): { real: string; complete: boole
     try {
       current = fs.realpathSync.native(next);
     } catch {
-      // Missing, dangling or looping: keep the name as text, like a file that is about to be created.
-      current = next;
       complete = false;
+      const target = danglingTarget(next);
+      // Missing or looping: keep the name as text, like a file that is about to be created.
+      current = target !== undefined && depth < 40 ? independentReal(target, depth + 1).real : next;
     }
   }
   return { real: current, complete };
+}
+
+/** The absolute text a dangling symlink points at, or undefined when `at` is not a symlink. */
+function danglingTarget(at: string): string | undefined {
+  try {
+    if (!fs.lstatSync(at).isSymbolicLink()) return undefined;
+    return path.resolve(path.dirname(at), fs.readlinkSync(at));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The allowed folders as the C library resolves them (missing ones as text). */
