@@ -270,8 +270,18 @@ interface StepRead {
 }
 
 test('a 500-step run in the chat: a window of its items in the page, later reads only the new steps, earlier items on request', async () => {
-  const turns = planningTurns(5, 100);
-  const panel = await openChat([...turns, { kind: 'text', text: 'Planned all five hundred.' }]);
+  // The run waits after its first 200 steps until the panel shows them, so the later reads
+  // happen while it goes on however fast this machine runs it.
+  let shown!: () => void;
+  const firstStepsShown = new Promise<void>((resolve) => (shown = resolve));
+  const [first, second, third, ...rest] = planningTurns(5, 100) as [ScriptedTurn, ScriptedTurn, ScriptedTurn];
+  const panel = await openChat([
+    first,
+    second,
+    { kind: 'after', ready: firstStepsShown, turn: third },
+    ...rest,
+    { kind: 'text', text: 'Planned all five hundred.' },
+  ]);
   const worker = panel.context().serviceWorkers()[0]!;
   await worker.evaluate(() => {
     const globals = globalThis as unknown as {
@@ -295,6 +305,8 @@ test('a 500-step run in the chat: a window of its items in the page, later reads
   });
 
   await send(panel, 'Plan five hundred steps');
+  await expect(panel.getByTestId('tool-card').last()).toContainText('Step 2.99', { timeout: 60_000 });
+  shown();
   const run = panel.getByTestId('run');
   await expect(run).toHaveAttribute('data-state', 'finished', { timeout: 120_000 });
   await expect(panel.getByTestId('agent-message').last()).toHaveText('Planned all five hundred.');

@@ -19,7 +19,9 @@ export type ScriptedTurn =
   /** Anything malformed: sent as is. */
   | { kind: 'raw'; status: number; body: string; contentType?: string }
   /** Never answers (time-out tests); the connection is closed by `close()`. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers `turn` once `ready` settles: the test decides when the run may go on. */
+  | { kind: 'after'; ready: Promise<unknown>; turn: ScriptedTurn };
 
 export interface RecordedRequest {
   format: 'anthropic' | 'openai';
@@ -174,6 +176,11 @@ function respond(
   switch (turn.kind) {
     case 'hang':
       return;
+    case 'after': {
+      const go = () => respond(res, format, turn.turn, body, requestLength, sequence);
+      turn.ready.then(go, go);
+      return;
+    }
     case 'raw':
       res.writeHead(turn.status, { 'content-type': turn.contentType ?? 'application/json' });
       res.end(turn.body);
