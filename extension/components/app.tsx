@@ -11,6 +11,7 @@ import { EmergencyStop } from './safety/emergency-stop.js';
 import { SchedulesTab } from './schedules/schedules-tab.js';
 import { SettingsBoot, SettingsTab } from './settings/settings-tab.js';
 import { StatusPill } from './status-pill.js';
+import { StorageBanner } from './storage-banner.js';
 import { TabBar, type TabId } from './tabs.js';
 import { useConnectionState } from './use-panel.js';
 
@@ -60,6 +61,7 @@ export function App({ client, initialLocale }: { client: PanelClient; initialLoc
         <h1>{t('appName')}</h1>
         <StatusPill state={state} t={t} />
         <EmergencyStop {...props} />
+        <StorageBanner state={state} t={t} locale={locale} />
       </header>
       {/* Applies the saved language and opens the first-run wizard until setup is done. */}
       <SettingsBoot {...props} show={suggest} />

@@ -1,4 +1,4 @@
-import type { DaemonEvent, DaemonInfo } from '@nextai/shared';
+import type { DaemonEvent, DaemonInfo, StorageHealthReport } from '@nextai/shared';
 
 /** What the background knows about its link to the native host, as the side panel shows it. */
 export interface ConnectionState {
@@ -16,6 +16,8 @@ export interface ConnectionState {
   nextRetryAt?: number;
   /** The last event sequence number received from the daemon. */
   lastEventSeq: number;
+  /** Whether the daemon can save (its status on connecting, then its `storage.health` events); unknown while not connected. */
+  storage?: StorageHealthReport;
 }
 
 export const INITIAL_STATE: ConnectionState = { status: 'connecting', daemonRestarting: false, lastEventSeq: 0 };

@@ -212,6 +212,55 @@ describe('HostConnection', () => {
     });
   });
 
+  it('knows whether the daemon can save: from its status on connecting, then from its events, until the port closes', async () => {
+    const full = {
+      ok: false,
+      data_dir: '/tmp/x',
+      problem: 'disk_full',
+      code: 'SQLITE_FULL',
+      since: '2026-01-01T00:00:00.000Z',
+      fix: 'Free space on the disk holding /tmp/x.',
+    };
+    const port = new FakePort((message, self) => {
+      daemonScript(message, self);
+      if (message.method === 'daemon.status') {
+        self.deliver({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { running: true, daemon: DAEMON, uptime_ms: 1, clients: [], last_event_seq: 8, storage: full },
+        });
+      }
+    });
+    const { connection } = makeConnection([port]);
+    await connection.start();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(connection.current).toMatchObject({ status: 'connected', storage: full });
+
+    // Writing works again: the daemon says so with an event.
+    const ok = {
+      ok: true,
+      data_dir: '/tmp/x',
+      recovered_from: { problem: 'disk_full', code: 'SQLITE_FULL', since: full.since },
+    };
+    port.deliver({
+      jsonrpc: '2.0',
+      method: 'event',
+      params: { seq: 9, type: 'storage.health', time: 'now', data: ok },
+    });
+    expect(connection.current.storage).toEqual(ok);
+    // And it stops again: the announcement carries the seq of the last event written.
+    port.deliver({
+      jsonrpc: '2.0',
+      method: 'event',
+      params: { seq: 9, type: 'storage.health', time: 'later', data: full },
+    });
+    expect(connection.current.storage).toEqual(full);
+
+    port.closeFromHost();
+    expect(connection.current).toMatchObject({ status: 'disconnected' });
+    expect(connection.current.storage).toBeUndefined();
+  });
+
   it('refuses requests while not connected, saying why', async () => {
     const { connection } = makeConnection([new FakePort(() => undefined)], {
       lastError: 'Specified native messaging host not found.',

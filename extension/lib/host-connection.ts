@@ -16,6 +16,7 @@ import {
   type MethodResult,
   type OwnSurface,
   type RequestOptions,
+  storageHealthSchema,
 } from '@nextai/shared';
 
 import { inspectBrowserCall, runBrowserTool } from './browser-tools.js';
@@ -166,7 +167,8 @@ export class HostConnection {
         },
         'bridge.state': ({ daemon, message }) => {
           if (daemon === 'connected') void this.handshake(peer);
-          else if (daemon === 'reconnecting') this.setState({ status: 'connecting', daemonRestarting: true });
+          else if (daemon === 'reconnecting')
+            this.setState({ status: 'connecting', daemonRestarting: true, storage: undefined });
           else {
             hostExplanation = { code: 'DAEMON_UNAVAILABLE', message: message ?? 'The daemon could not be started.' };
             this.setState({ error: describeError(hostExplanation.code, hostExplanation.message) });
@@ -212,12 +214,27 @@ export class HostConnection {
       this.cursor = { seq: Math.max(subscription.last_seq, this.seenSinceSubscribe), logId: subscription.log_id };
       this.setState({ lastEventSeq: this.cursor.seq });
       this.scheduleCursorSave();
+      void this.askStorage(peer);
     } catch (error) {
       const appError = toAppError(error);
       // A closed port is handled by onDisconnect; anything else is worth showing.
       if (appError.code !== 'DISCONNECTED' && peer === this.peer) {
         this.setState({ error: describeError(appError.code, appError.message) });
       }
+    }
+  }
+
+  /**
+   * Whether the daemon can save, from its status. Asked after subscribing, so a `storage.health`
+   * event that changes it again arrives after this answer. Not a connection error when it fails
+   * (a daemon busy or gone): the banner just waits for the next event or connection.
+   */
+  private async askStorage(peer: DaemonClientPeer): Promise<void> {
+    try {
+      const { storage } = await peer.request('daemon.status', {});
+      if (peer === this.peer) this.setState({ storage });
+    } catch (error) {
+      console.warn('NextAI: could not ask the daemon whether it can save.', error);
     }
   }
 
@@ -228,6 +245,10 @@ export class HostConnection {
     this.cursor = { ...this.cursor, seq: event.seq };
     this.setState({ lastEventSeq: this.cursor.seq });
     this.scheduleCursorSave();
+    if (event.type === 'storage.health') {
+      const storage = storageHealthSchema.safeParse(event.data);
+      if (storage.success) this.setState({ storage: storage.data });
+    }
     for (const listener of this.eventListeners) listener(event);
   }
 
@@ -240,6 +261,8 @@ export class HostConnection {
     this.setState({
       status: 'disconnected',
       daemonRestarting: false,
+      // Whatever the daemon said about its storage is unknown until it says it again.
+      storage: undefined,
       error: describeError(reason.code, reason.message),
       nextRetryAt: this.now() + wait,
     });

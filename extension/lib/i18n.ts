@@ -14,6 +14,7 @@ import * as contextMenu from './messages/context-menu.js';
 import * as safety from './messages/safety.js';
 import * as schedules from './messages/schedules.js';
 import * as settings from './messages/settings.js';
+import * as storage from './messages/storage.js';
 
 const EN = {
   ...base.en,
@@ -23,6 +24,7 @@ const EN = {
   ...schedules.en,
   ...settings.en,
   ...safety.en,
+  ...storage.en,
   ...contextMenu.en,
 };
 export type MessageKey = keyof typeof EN;
@@ -34,6 +36,7 @@ const ZH_CN: Record<MessageKey, string> = {
   ...schedules.zhCN,
   ...settings.zhCN,
   ...safety.zhCN,
+  ...storage.zhCN,
   ...contextMenu.zhCN,
 };
 

@@ -8,6 +8,7 @@ export * from './protocol/methods.js';
 export * from './protocol/runs.js';
 export * from './protocol/schedules.js';
 export * from './protocol/settings.js';
+export * from './protocol/storage.js';
 export * from './protocol/peer.js';
 export * from './tools/catalog.js';
 export * from './tools/common-schemas.js';

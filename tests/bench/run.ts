@@ -15,6 +15,7 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { benchBrowser } from './browser.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
 import { benchFaults } from './faults.js';
+import { benchRecovery } from './recovery.js';
 import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
@@ -78,7 +79,10 @@ async function main(): Promise<void> {
   if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
   if (wanted('schedule')) process.stdout.write(`${[...(await benchSchedule()), ''].join('\n')}\n`);
   if (wanted('browser')) process.stdout.write(`${[...(await benchBrowser()), ''].join('\n')}\n`);
-  if (wanted('faults')) process.stdout.write(`${[...(await benchFaults()), ''].join('\n')}\n`);
+  if (wanted('faults')) {
+    process.stdout.write(`${[...(await benchFaults()), ''].join('\n')}\n`);
+    process.stdout.write(`${[...(await benchRecovery()), ''].join('\n')}\n`);
+  }
 }
 
 async function benchMessaging(): Promise<void> {

@@ -235,6 +235,24 @@ test("the run's Stop button stops a run whose model hangs", async () => {
   expect(shown.stdout).toContain('"stopped"');
 });
 
+test('a model whose answers keep breaking off: the run waits with why, and Retry goes on', async () => {
+  const drop = { kind: 'broken', text: 'Working on it', end: 'drop' } as const;
+  const panel = await openChat([drop, drop, drop, drop]);
+  await send(panel, 'Summarise my week');
+  const controls = panel.getByTestId('run-controls');
+  // Four attempts with growing pauses between them (1, 2, 4 s), then the run waits for the person.
+  await expect(controls).toHaveAttribute('data-state', 'paused', { timeout: 60_000 });
+  await expect(panel.getByTestId('run-paused-reason')).toContainText('dropped during the answer');
+  await expect(panel.getByTestId('run-paused-reason')).toContainText('Retry in the panel');
+  await expect(panel.locator('.run-note-bad').first()).toContainText('Trying again in 1 s (attempt 2 of 4)');
+  await panel.screenshot({ path: 'test-results/chat-model-broke-off-en.png', fullPage: true });
+  server.push({ kind: 'text', text: 'Your week, summarised.' });
+  await controls.getByRole('button', { name: 'Retry' }).click();
+  await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'finished', { timeout: 30_000 });
+  await expect(panel.getByTestId('agent-message').last()).toHaveText('Your week, summarised.');
+  await expect(panel.getByTestId('run-paused-reason')).toHaveCount(0);
+});
+
 test('a screenshot step shows a thumbnail that opens full size', async () => {
   // A real X display for the daemon's screenshot tool (the host inherits DISPLAY from the browser).
   xServer = await startXServer({ width: 1024, height: 640 });

@@ -238,6 +238,35 @@ describe('agent runs in the daemon', () => {
     expect(failed.error?.message).not.toContain('sk-ant-test-key');
   });
 
+  it('asks the model again when its answer breaks off, and waits for the person when it keeps breaking', async () => {
+    prepareHome();
+    const drop = { kind: 'broken', text: 'An answer that is cut', end: 'drop' } as const;
+    model = await startFakeModelServer([
+      drop,
+      { kind: 'text', text: 'Recovered after the drop.' },
+      drop,
+      drop,
+      drop,
+      drop,
+    ]);
+    const daemon = await connect(environment('openai'));
+    const { run: first } = await daemon.peer.request('runs.start', { goal: 'first' });
+    expect(await until(first.id, ['finished', 'failed', 'paused'])).toMatchObject({
+      state: 'finished',
+      result: 'Recovered after the drop.',
+      turns: 1,
+    });
+    const { run: second } = await daemon.peer.request('runs.start', { goal: 'second' });
+    const paused = await until(second.id, ['finished', 'failed', 'paused']);
+    expect(paused.state).toBe('paused');
+    expect(paused.error?.message).toMatch(/dropped during the answer.*paused/s);
+    expect(model.requests).toHaveLength(6);
+    // The person retries once the model is back.
+    model.push({ kind: 'text', text: 'Back.' });
+    await daemon.peer.request('runs.resume', { id: second.id });
+    expect(await until(second.id, ['finished', 'failed'])).toMatchObject({ state: 'finished', result: 'Back.' });
+  });
+
   it('refuses to start a run with no model configured, and names runs and sessions that do not exist', async () => {
     prepareHome();
     model = await startFakeModelServer([]);

@@ -57,6 +57,8 @@ describe('nextai config', () => {
         { key: 'model.name', value: 'deepseek-chat', source: 'config.json' },
         { key: 'model.base_url', value: 'https://api.deepseek.com/v1', source: 'config.json' },
         { key: 'model.api_key', value: 'sk-…1234', source: 'config.json' },
+        { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
+        { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
       ],
     });
     const one = await runCli(['config', 'get', 'model.api_key'], env);

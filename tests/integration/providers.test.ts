@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createProvider, selectProvider } from '../../native-host/src/agent/providers/index.js';
+import type { RetryPolicy } from '../../native-host/src/agent/providers/retry.js';
+import { isTransientModelError } from '../../native-host/src/agent/providers/sse.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../native-host/src/agent/providers/types.js';
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
 
@@ -16,7 +18,7 @@ afterEach(async () => {
 
 type Format = 'anthropic' | 'openai';
 
-function providerFor(format: Format, retry: { maxAttempts?: number; attemptTimeoutMs?: number } = {}): ModelProvider {
+function providerFor(format: Format, retry: Partial<RetryPolicy> = {}): ModelProvider {
   const environment =
     format === 'anthropic'
       ? { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: API_KEY }
@@ -194,6 +196,36 @@ describe.each<Format>(['anthropic', 'openai'])('%s provider against the fake mod
     await expect(collect(providerFor(format, { maxAttempts: 1, attemptTimeoutMs: 200 }))).rejects.toMatchObject({
       code: 'TIMEOUT',
     });
+  });
+  it('a connection dropped in the middle of the answer is a transient failure, after the text it sent', async () => {
+    server.push({ kind: 'broken', text: 'Half of an answer that breaks off.', end: 'drop' });
+    const seen: ModelEvent[] = [];
+    const failure = await (async () => {
+      for await (const event of providerFor(format).stream(request())) seen.push(event);
+    })().catch((error: unknown) => error);
+    expect(seen.some((event) => event.type === 'text_delta')).toBe(true);
+    expect(failure).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('dropped during the answer'),
+    });
+    expect(isTransientModelError(failure)).toBe(true);
+  });
+
+  it('a stream that only sends keep-alives is abandoned after the idle limit', async () => {
+    server.push({ kind: 'broken', text: 'The start, then only pings.', end: 'stall' });
+    const started = Date.now();
+    const failure = await collect(providerFor(format, { streamIdleMs: 700 })).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('stopped sending its answer') });
+    expect(isTransientModelError(failure)).toBe(true);
+    // Keep-alives came every 200 ms all along: they did not count as progress.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+  });
+
+  it('a call that goes on past its deadline is ended, even while it makes progress', async () => {
+    server.push({ kind: 'broken', text: 'Slow.', end: 'stall' });
+    const failure = await collect(providerFor(format, { callDeadlineMs: 400 })).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('did not finish its answer') });
+    expect(isTransientModelError(failure)).toBe(true);
   });
 });
 

@@ -1,8 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import type { DaemonEvent } from '@nextai/shared';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 
@@ -26,7 +27,9 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
  * the daemon: what it writes for its own bookkeeping (a client came, a client left) waits in
  * memory and is written later, reading keeps working (`nextai status`, lists, `audit verify`),
  * and a run whose loop meets it waits, paused with the reason, and goes on by itself once writing
- * works again.
+ * works again. The person is told: `nextai status`, a `storage.health` event for the side panel's
+ * banner and an OS notification say what is wrong and how to fix it, and what someone asked to
+ * save is refused whole with a STORAGE_ERROR that says so.
  */
 
 const log = createLogger({ component: 'test', level: 'error' });
@@ -36,6 +39,10 @@ let lock: HeldLock | undefined;
 let daemon: Daemon | undefined;
 let client: DaemonClient | undefined;
 let dataDir: string | undefined;
+/** A tmpfs mounted over a test's data folder, unmounted once its daemon has ended. */
+let mounted: string | undefined;
+/** Where the fake notify-send writes what it was asked to show. */
+let binDir: string | undefined;
 
 beforeAll(() => requireBuilt(CLI_BUNDLE));
 afterEach(async () => {
@@ -46,8 +53,12 @@ afterEach(async () => {
     daemonProcess.kill('SIGTERM');
     await exitOf(daemonProcess);
   }
+  if (mounted) execFileSync('umount', [mounted]);
   await home?.cleanup();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  if (binDir) fs.rmSync(binDir, { recursive: true, force: true });
+  mounted = undefined;
+  binDir = undefined;
   lock = undefined;
   client = undefined;
   daemon = undefined;
@@ -72,10 +83,14 @@ it('a daemon whose database another process holds locked keeps answering, and su
   const env = home.env;
   const dbFile = path.join(home.dir, 'data.db');
   daemonProcess = spawnDaemon(env);
+  // Exactly one client before the lock (the counts below rely on it): asked again only while the
+  // daemon is not up yet.
   let status = await runCli(['status', '--json'], env);
-  await expect
-    .poll(async () => (status = await runCli(['status', '--json'], env)).code, { timeout: 20_000, interval: 200 })
-    .toBe(0);
+  if (status.code !== 0) {
+    await expect
+      .poll(async () => (status = await runCli(['status', '--json'], env)).code, { timeout: 20_000, interval: 200 })
+      .toBe(0);
+  }
   const pid = (JSON.parse(status.stdout) as { pid: number }).pid;
   expect(pid).toBe(daemonProcess.pid);
 
@@ -87,6 +102,10 @@ it('a daemon whose database another process holds locked keeps answering, and su
   status = await runCli(['status', '--json'], env);
   expect(status.code, status.stderr).toBe(0);
   expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid });
+  // And says what is wrong: the lock, held by another program, and how to fix it.
+  const locked = (JSON.parse(status.stdout) as { storage: Record<string, unknown> }).storage;
+  expect(locked).toMatchObject({ ok: false, problem: 'locked', code: 'SQLITE_BUSY', data_dir: home.dir });
+  expect(locked.fix).toContain(`Close the other program using ${dbFile}`);
   const list = await runCli(['runs', 'list', '--json'], env);
   expect(list.code, list.stderr).toBe(0);
   const verify = await runCli(['audit', 'verify'], env);
@@ -104,7 +123,7 @@ it('a daemon whose database another process holds locked keeps answering, and su
   expect(eventsIn(dbFile, 'client.connected')).toHaveLength(4);
   status = await runCli(['status', '--json'], env);
   expect(status.code, status.stderr).toBe(0);
-  expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid });
+  expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid, storage: { ok: true } });
 });
 
 it('a run whose loop meets a read-only database waits with the reason, and goes on once it can write', async () => {
@@ -173,4 +192,162 @@ it('a run whose loop meets a read-only database waits with the reason, and goes 
     ['running', 'the database can be written again'],
     ['finished', undefined],
   ]);
+});
+
+/**
+ * A small tmpfs over `dir`: a disk of its own that a test can fill. Root only (and only where the
+ * container lets root mount); the reason it could not be mounted otherwise.
+ */
+function mountTmpfs(dir: string, size: string): string | undefined {
+  if (process.getuid?.() !== 0) {
+    return 'filling a disk needs a tmpfs of its own, which only root may mount (and a read-only folder does not stop root)';
+  }
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (error) {
+    return `mount -t tmpfs failed here: ${(error as Error).message}`;
+  }
+  mounted = dir;
+  return undefined;
+}
+
+/** Writes zeros to `file` until its disk is full; returns once it is. */
+function fillDisk(file: string): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of [1024 * 1024, 4096, 512]) {
+      const zeros = Buffer.alloc(chunk);
+      try {
+        for (;;) fs.writeSync(fd, zeros);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A `notify-send` first on PATH that writes what it was asked to show (one JSON array a line) to `log`. */
+function fakeNotifySend(dir: string, log: string): void {
+  const script = path.join(dir, 'notify-send');
+  fs.writeFileSync(
+    script,
+    `#!${process.execPath}\nrequire('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`,
+    { mode: 0o755 },
+  );
+}
+
+/** The notifications the fake notify-send showed: [title, body] each. */
+function shown(log: string): [string, string][] {
+  if (!fs.existsSync(log)) return [];
+  return fs
+    .readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as string[]).slice(-2) as [string, string]);
+}
+
+it('a daemon whose disk fills up says so — status, an event, one notification — refuses what it cannot save, and recovers', async (context) => {
+  home = makeHome();
+  const cannotMount = mountTmpfs(home.dir, '32m');
+  context.skip(cannotMount !== undefined, cannotMount);
+  binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-bin-'));
+  const notifications = path.join(binDir, 'notifications.jsonl');
+  fakeNotifySend(binDir, notifications);
+  const env = { ...home.env, PATH: `${binDir}:${process.env.PATH ?? ''}`, LANG: 'en_US.UTF-8' };
+  const dir = home.dir;
+  daemonProcess = spawnDaemon(env);
+  await expect
+    .poll(async () => (await runCli(['status', '--json'], env)).code, { timeout: 20_000, interval: 200 })
+    .toBe(0);
+  let status = await runCli(['status', '--json'], env);
+  expect(JSON.parse(status.stdout)).toMatchObject({ storage: { ok: true, data_dir: dir } });
+  expect((await runCli(['status'], env)).stdout).toContain('storage:   ok');
+
+  // The side panel's view of it: subscribed to the daemon's events.
+  client = await DaemonClient.connect(dataPaths(dir), { start: false });
+  const heard: DaemonEvent[] = [];
+  client.peer.onNotification('event', (event) => heard.push(event));
+  await client.peer.request('events.subscribe', {
+    after_seq: (await client.peer.request('daemon.status', {})).last_event_seq,
+  });
+  const storageEvents = () => heard.filter((event) => event.type === 'storage.health').map((event) => event.data);
+
+  // The disk fills up. The next thing the daemon writes (a client coming) meets it.
+  fillDisk(path.join(dir, 'filler'));
+  await expect
+    .poll(async () => JSON.parse((status = await runCli(['status', '--json'], env)).stdout).storage?.ok, {
+      timeout: 20_000,
+      interval: 200,
+    })
+    .toBe(false);
+  expect(status.code, status.stderr).toBe(0);
+  const report = (JSON.parse(status.stdout) as { storage: Record<string, unknown> }).storage;
+  expect(report).toMatchObject({ ok: false, problem: 'disk_full', code: 'SQLITE_FULL', data_dir: dir });
+  expect(report.fix).toContain(`Free space on the disk holding ${dir}.`);
+  expect(report.fix_translations).toMatchObject({ 'zh-CN': expect.stringContaining(`请释放 ${dir} 所在磁盘的空间`) });
+  const text = await runCli(['status'], env);
+  expect(text.stdout).toMatch(/storage: {3}CANNOT WRITE \(SQLITE_FULL, since \d{4}-/);
+  expect(text.stdout).toContain(`To fix: Free space on the disk holding ${dir}.`);
+
+  // Told to the clients connected, and to the desktop.
+  await expect
+    .poll(storageEvents, { timeout: 10_000 })
+    .toEqual([expect.objectContaining({ ok: false, problem: 'disk_full' })]);
+  await expect.poll(() => shown(notifications), { timeout: 10_000 }).toHaveLength(1);
+  expect(shown(notifications)[0]).toEqual([
+    'NextAI Agent cannot save',
+    expect.stringContaining(`Free space on the disk holding ${dir}.`),
+  ]);
+
+  // Reading works; what must be saved is refused whole, saying why.
+  expect((await runCli(['runs', 'list', '--json'], env)).code).toBe(0);
+  expect((await runCli(['approvals', 'list'], env)).code).toBe(0);
+  const verify = await runCli(['audit', 'verify'], env);
+  expect(verify.code, verify.stderr).toBe(0);
+  expect(verify.stdout).toContain('audit log intact');
+  const added = await runCli(
+    ['schedule', 'add', '--name', 'morning', '--cron', '0 9 * * *', '--steps', JSON.stringify([{ tool: 'system_info', input: { categories: ['os'] } }])],
+    env,
+  ); // prettier-ignore
+  expect(added.code).not.toBe(0);
+  expect(added.stderr).toContain('Could not save the new scheduled task: The disk holding');
+  expect(added.stderr).toContain('Free space on the disk holding');
+  await expect(client.peer.request('policy.set_template', { template: 'strict' })).rejects.toMatchObject({
+    code: 'STORAGE_ERROR',
+    details: { problem: 'disk_full' },
+  });
+  expect(fs.existsSync(path.join(dir, 'config.json'))).toBe(false);
+  // However many writes failed, one episode, one notification.
+  expect(shown(notifications)).toHaveLength(1);
+  expect(storageEvents()).toHaveLength(1);
+
+  // Space is freed: the daemon finds out by itself, and says so.
+  fs.rmSync(path.join(dir, 'filler'));
+  await expect
+    .poll(async () => JSON.parse((await runCli(['status', '--json'], env)).stdout).storage, {
+      timeout: 20_000,
+      interval: 200,
+    })
+    .toEqual({ ok: true, data_dir: dir });
+  await expect.poll(storageEvents, { timeout: 10_000 }).toHaveLength(2);
+  expect(storageEvents()[1]).toEqual({
+    ok: true,
+    data_dir: dir,
+    recovered_from: { problem: 'disk_full', code: 'SQLITE_FULL', since: report.since },
+  });
+  await expect
+    .poll(() => shown(notifications).map(([title]) => title), { timeout: 10_000 })
+    .toEqual(['NextAI Agent cannot save', 'NextAI Agent can save again']);
+  // The same daemon goes on, and what was refused can be made now.
+  const again = await runCli(
+    ['schedule', 'add', '--name', 'morning', '--cron', '0 9 * * *', '--steps', JSON.stringify([{ tool: 'system_info', input: { categories: ['os'] } }])],
+    env,
+  ); // prettier-ignore
+  expect(again.code, again.stderr).toBe(0);
+  expect(daemonProcess.exitCode).toBeNull();
+  // The episode is in the event log, in order, once it could be written.
+  expect(eventsIn(path.join(dir, 'data.db'), 'storage.health').map((event) => event.ok)).toEqual([false, true]);
 });

@@ -20,6 +20,11 @@ export type ScriptedTurn =
   | { kind: 'raw'; status: number; body: string; contentType?: string }
   /** Never answers (time-out tests); the connection is closed by `close()`. */
   | { kind: 'hang' }
+  /**
+   * Starts streaming an answer with `text`, then breaks off: `drop` closes the connection,
+   * `stall` sends only keep-alives (Anthropic pings, OpenAI-style comments) until closed.
+   */
+  | { kind: 'broken'; text: string; end: 'drop' | 'stall' }
   /** Answers `turn` once `ready` settles: the test decides when the run may go on. */
   | { kind: 'after'; ready: Promise<unknown>; turn: ScriptedTurn };
 
@@ -195,6 +200,29 @@ function respond(
         turn.message ?? `fake model server: scripted ${turn.status} error`,
         retryAfter,
       );
+      return;
+    }
+    case 'broken': {
+      const reply: Reply = {
+        id: `broken-${sequence}`,
+        model: typeof body.model === 'string' ? body.model : 'fake-model',
+        text: turn.text,
+        calls: [],
+        inputTokens: estimateTokens(requestLength),
+        outputTokens: estimateTokens(turn.text.length),
+      };
+      const events = format === 'anthropic' ? anthropicEvents(reply) : openaiChunks(reply, true);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // The start of the answer, up to and including its first piece of text.
+      for (const event of events.slice(0, format === 'anthropic' ? 4 : 2)) res.write(event);
+      if (turn.end === 'drop') {
+        // Once the start has reached the client: a connection cut mid-answer, not before it.
+        res.write('', () => setTimeout(() => res.socket?.destroy(), 50));
+        return;
+      }
+      const keepAlive = format === 'anthropic' ? 'event: ping\ndata: {"type":"ping"}\n\n' : ': keep-alive\n\n';
+      const timer = setInterval(() => res.write(keepAlive), 200);
+      res.on('close', () => clearInterval(timer));
       return;
     }
     case 'text':

@@ -32,7 +32,8 @@ export function makeHome(prefix = 'nx-'): TestHome {
 
 export async function stopDaemonOf(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
   await new Promise<void>((resolve) => {
-    execFile(process.execPath, [CLI_BUNDLE, 'daemon', 'stop'], { env, timeout: 10_000 }, () => resolve());
+    // --now: a test's leftovers (a hanging tool call) are not waited for.
+    execFile(process.execPath, [CLI_BUNDLE, 'daemon', 'stop', '--now'], { env, timeout: 10_000 }, () => resolve());
   });
   const pid = readPid(path.join(dir, 'run', 'daemon.pid'));
   if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGKILL');

@@ -271,52 +271,61 @@ function RunControls({
     }
   };
   const canPause = run.state === 'running' || run.state === 'queued';
+  // A run the model could not answer waits for the person with what went wrong: they retry.
+  const pausedBy = run.state === 'paused' ? run.error : null;
   return (
-    <div className="run-controls" data-testid="run-controls" data-state={run.state}>
-      <div className="run-status">
-        <span className={`state-pill state-${run.state}`} data-testid="run-state">
-          {t(STATE_KEYS[run.state])}
-        </span>
-        <span className="run-counter" data-testid="run-counter">
-          {t('chatCounter', {
-            turns: run.turns,
-            max: run.limits.max_steps,
-            tools: toolCallCount(timeline),
-            cost: formatCost(run.usage.cost_usd, run.usage.cost_known),
-          })}
-        </span>
-      </div>
-      <div className="run-buttons">
-        {canPause && (
+    <>
+      <div className="run-controls" data-testid="run-controls" data-state={run.state}>
+        <div className="run-status">
+          <span className={`state-pill state-${run.state}`} data-testid="run-state">
+            {t(STATE_KEYS[run.state])}
+          </span>
+          <span className="run-counter" data-testid="run-counter">
+            {t('chatCounter', {
+              turns: run.turns,
+              max: run.limits.max_steps,
+              tools: toolCallCount(timeline),
+              cost: formatCost(run.usage.cost_usd, run.usage.cost_known),
+            })}
+          </span>
+        </div>
+        <div className="run-buttons">
+          {canPause && (
+            <button
+              type="button"
+              className="button-small"
+              disabled={busy}
+              onClick={() => void act((id) => client.call('runs.pause', { id }))}
+            >
+              {t('chatPause')}
+            </button>
+          )}
+          {run.state === 'paused' && (
+            <button
+              type="button"
+              className="button-small"
+              disabled={busy}
+              onClick={() => void act((id) => client.call('runs.resume', { id }))}
+            >
+              {pausedBy && pausedBy.code !== 'STORAGE_ERROR' ? t('chatRetry') : t('chatResume')}
+            </button>
+          )}
           <button
             type="button"
-            className="button-small"
+            className="button-small button-danger"
+            data-testid="run-stop"
             disabled={busy}
-            onClick={() => void act((id) => client.call('runs.pause', { id }))}
+            onClick={() => void act((id) => client.call('runs.stop', { id, reason: 'stopped in the side panel' }))}
           >
-            {t('chatPause')}
+            {t('chatStop')}
           </button>
-        )}
-        {run.state === 'paused' && (
-          <button
-            type="button"
-            className="button-small"
-            disabled={busy}
-            onClick={() => void act((id) => client.call('runs.resume', { id }))}
-          >
-            {t('chatResume')}
-          </button>
-        )}
-        <button
-          type="button"
-          className="button-small button-danger"
-          data-testid="run-stop"
-          disabled={busy}
-          onClick={() => void act((id) => client.call('runs.stop', { id, reason: 'stopped in the side panel' }))}
-        >
-          {t('chatStop')}
-        </button>
+        </div>
       </div>
-    </div>
+      {pausedBy && (
+        <p className="run-error" data-testid="run-paused-reason">
+          {inLocale(pausedBy.message, pausedBy.translations, t.locale)}
+        </p>
+      )}
+    </>
   );
 }

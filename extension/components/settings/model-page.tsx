@@ -7,6 +7,8 @@ const MODEL_KEY_LABELS: Partial<Record<string, MessageKey>> = {
   'model.name': 'settingsModelName',
   'model.base_url': 'settingsBaseUrl',
   'model.api_key': 'settingsApiKey',
+  'model.stream_idle_seconds': 'settingsStreamIdle',
+  'model.call_timeout_seconds': 'settingsCallTimeout',
 };
 
 /** The model in force, each setting with where it comes from, and the form to change it. */

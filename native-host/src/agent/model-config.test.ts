@@ -11,6 +11,7 @@ import {
   effectiveModelSettings,
   maskApiKey,
   modelFieldOf,
+  modelTimeouts,
   readModelConfig,
   validateModelValue,
   writeModelValue,
@@ -144,9 +145,26 @@ describe('writing the model section', () => {
   });
 });
 
+describe('the model call time limits', () => {
+  it('take whole seconds in range, as numbers or text, and refuse the rest naming the key', () => {
+    expect(validateModelValue('stream_idle_seconds', '120')).toBe('120');
+    expect(validateModelValue('call_timeout_seconds', ' 600 ')).toBe('600');
+    for (const bad of ['0', '4', '1.5', 'soon', '-10', '99999']) {
+      expect(() => validateModelValue('stream_idle_seconds', bad)).toThrow(
+        /model\.stream_idle_seconds must be a whole number of seconds from 5 to 3600/,
+      );
+    }
+    fs.writeFileSync(file, JSON.stringify({ model: { stream_idle_seconds: 2, call_timeout_seconds: 60 } }));
+    expect(readModelConfig(file).problems).toEqual([
+      expect.stringContaining('model.stream_idle_seconds: must be a whole number of seconds from 5 to 3600'),
+    ]);
+  });
+});
+
 describe('effective model settings', () => {
   it('says where each value comes from: the file, the environment or a default', () => {
     writeModelValue(file, 'name', 'claude-opus-4-1');
+    writeModelValue(file, 'stream_idle_seconds', validateModelValue('stream_idle_seconds', '45'));
     const effective = effectiveModelSettings(file, {
       ANTHROPIC_API_KEY: KEY,
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:9999',
@@ -156,7 +174,12 @@ describe('effective model settings', () => {
       { key: 'model.name', value: 'claude-opus-4-1', source: 'config.json' },
       { key: 'model.base_url', value: 'http://127.0.0.1:9999', source: 'environment (ANTHROPIC_BASE_URL)' },
       { key: 'model.api_key', value: 'sk-…WXYZ', source: 'environment (ANTHROPIC_API_KEY)' },
+      { key: 'model.stream_idle_seconds', value: '45', source: 'config.json' },
+      { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
     ]);
+    // Written as a number, read back as the call's limits.
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).model.stream_idle_seconds).toBe(45);
+    expect(modelTimeouts(readModelConfig(file).config)).toEqual({ streamIdleMs: 45_000 });
     expect(effective.problem).toBeUndefined();
     expect(JSON.stringify(effective)).not.toContain(KEY);
   });
@@ -169,13 +192,22 @@ describe('effective model settings', () => {
       { key: 'model.name', value: 'gpt-4.1', source: 'default' },
       { key: 'model.base_url', value: 'https://api.openai.com/v1', source: 'default' },
       { key: 'model.api_key', value: null, source: 'not set' },
+      { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
+      { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
     ]);
     expect(effective.problem).toMatch(/No API key for openai/);
   });
 
   it('reports nothing configured', () => {
     const effective = effectiveModelSettings(file, {});
-    expect(effective.settings.map((setting) => setting.source)).toEqual(['not set', 'not set', 'not set', 'not set']);
+    expect(effective.settings.map((setting) => setting.source)).toEqual([
+      'not set',
+      'not set',
+      'not set',
+      'not set',
+      'default',
+      'default',
+    ]);
     expect(effective.problem).toMatch(/No model is configured/);
   });
 });

@@ -7,6 +7,7 @@ import { AppError } from '@nextai/shared';
 
 import { editJson, parseConfigJson, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/retry.js';
 import { PROVIDER_DEFAULTS, selectProvider, type ModelConfig, type ProviderName } from './providers/select.js';
 
 export const PROVIDER_NAMES = Object.keys(PROVIDER_DEFAULTS) as [ProviderName, ...ProviderName[]];
@@ -26,6 +27,15 @@ const httpUrl = z
     { message: 'must be an http:// or https:// URL, e.g. https://api.deepseek.com/v1' },
   );
 
+/** A whole number of seconds in [min, max], written as a number or as its text. */
+function seconds(min: number, max: number) {
+  const message = `must be a whole number of seconds from ${min} to ${max}`;
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+    z.number({ message }).int({ message }).min(min, { message }).max(max, { message }),
+  );
+}
+
 /** The `model` section of config.json. Strict, like the policy sections: a misspelt key is an error. */
 export const modelConfigSchema = z
   .object({
@@ -33,11 +43,22 @@ export const modelConfigSchema = z
     name: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
     base_url: httpUrl.optional(),
     api_key: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
+    stream_idle_seconds: seconds(5, 3600).optional(),
+    call_timeout_seconds: seconds(30, 24 * 3600).optional(),
   })
   .strict();
 export type ModelSection = z.infer<typeof modelConfigSchema>;
 
-export const MODEL_FIELDS = ['provider', 'name', 'base_url', 'api_key'] as const;
+export const MODEL_FIELDS = [
+  'provider',
+  'name',
+  'base_url',
+  'api_key',
+  'stream_idle_seconds',
+  'call_timeout_seconds',
+] as const;
+/** Fields written to config.json as numbers. */
+const NUMERIC_FIELDS: readonly ModelField[] = ['stream_idle_seconds', 'call_timeout_seconds'];
 export type ModelField = (typeof MODEL_FIELDS)[number];
 export const MODEL_KEYS = MODEL_FIELDS.map((field) => `model.${field}`);
 
@@ -62,7 +83,7 @@ export function validateModelValue(field: ModelField, value: string): string {
       details: { key: `model.${field}` },
     });
   }
-  return parsed.data;
+  return String(parsed.data);
 }
 
 export interface ReadModelConfig {
@@ -86,6 +107,7 @@ export function readModelConfig(file: string): ReadModelConfig {
   for (const field of MODEL_FIELDS) {
     const value = (section as Record<string, unknown>)[field];
     if (typeof value === 'string') config[field] = value;
+    else if (typeof value === 'number' && NUMERIC_FIELDS.includes(field)) config[field] = String(value);
   }
   const parsed = modelConfigSchema.safeParse(section);
   const problems = parsed.success
@@ -106,11 +128,22 @@ export function writeModelValue(file: string, field: ModelField, value: string |
   // Removing what is not there leaves the file (or its absence) as it is.
   if (value === undefined && (typeof section !== 'object' || section === null || !(field in section))) return;
   const base = text.trim() === '' ? '{}\n' : text;
-  const edited = editJson(base, ['model', field], value, file);
+  const written = value !== undefined && NUMERIC_FIELDS.includes(field) ? Number(value) : value;
+  const edited = editJson(base, ['model', field], written, file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, edited);
   // The temporary file is created 0600; a stale one left by a crash might not be.
   fs.chmodSync(file, 0o600);
+}
+
+/** The model call's time limits from the `model` section (the defaults where it sets none). */
+export function modelTimeouts(config: ModelConfig): Partial<RetryPolicy> {
+  const timeouts: Partial<RetryPolicy> = {};
+  const idle = Number(config.stream_idle_seconds);
+  const deadline = Number(config.call_timeout_seconds);
+  if (Number.isInteger(idle) && idle > 0) timeouts.streamIdleMs = idle * 1000;
+  if (Number.isInteger(deadline) && deadline > 0) timeouts.callDeadlineMs = deadline * 1000;
+  return timeouts;
 }
 
 /** `sk-…abcd`: enough to tell two keys apart, never enough to use one. */
@@ -177,6 +210,17 @@ export function effectiveModelSettings(
   settings.push(fromConfigEnvironmentOrDefault('model.base_url', present(config.base_url), defaults?.baseUrlVariable));
   const apiKey = fromConfigEnvironmentOrDefault('model.api_key', present(config.api_key), defaults?.apiKeyVariable);
   settings.push({ ...apiKey, value: apiKey.value === null ? null : maskApiKey(apiKey.value) });
+  for (const [field, fallback] of [
+    ['stream_idle_seconds', DEFAULT_RETRY_POLICY.streamIdleMs],
+    ['call_timeout_seconds', DEFAULT_RETRY_POLICY.callDeadlineMs],
+  ] as const) {
+    const configured = present(config[field]);
+    settings.push(
+      configured
+        ? { key: `model.${field}`, value: configured, source: 'config.json' }
+        : { key: `model.${field}`, value: String(fallback / 1000), source: 'default' },
+    );
+  }
   return { file, settings, ...(problem ? { problem } : {}) };
 
   function fromConfigEnvironmentOrDefault(

@@ -409,6 +409,101 @@ describe('RunManager: the loop', () => {
   });
 });
 
+describe('RunManager: when the model cannot answer', () => {
+  const dropped = () =>
+    new AppError('UNAVAILABLE', 'The connection to the Anthropic API dropped during the answer (terminated).', {
+      details: { transient: true },
+    });
+
+  it('asks again for an answer that broke off, each attempt its own step, and counts only the answer it used', async () => {
+    const { manager, provider } = harness(
+      [
+        { text: 'Half an ans', error: dropped(), usage: { inputTokens: 1000, outputTokens: 1000 } },
+        { text: 'The whole answer.', usage: { inputTokens: 10, outputTokens: 5 } },
+      ],
+      {},
+      { loopOptions: { retryDelayMs: 1, modelRetryDelayMs: 1 } },
+    );
+    const id = manager.start({ goal: 'answer' }, 'test').id;
+    const run = await until(manager, id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: 'The whole answer.', turns: 1 });
+    expect(run.usage).toMatchObject({ input_tokens: 10, output_tokens: 5 });
+    expect(provider.requests).toHaveLength(2);
+    const steps = manager.steps(id);
+    expect(steps.map((step) => [step.intent.kind, (step.result as { ok?: boolean }).ok])).toEqual([
+      ['model_call', false],
+      ['model_call', true],
+    ]);
+    const failedStep = received.find(
+      (event) => event.type === 'run.step' && event.data.ok === false && event.data.kind === 'model_call',
+    );
+    expect(failedStep?.data.summary).toMatch(/dropped during the answer.*Trying again in 1 s \(attempt 2 of 4\)/);
+  });
+
+  it('after four broken answers the run waits for the person, paused with why, and Retry goes on', async () => {
+    const { manager, provider } = harness(
+      [{ error: dropped() }, { error: dropped() }, { error: dropped() }, { text: 'Cut', error: dropped() }],
+      {},
+      { loopOptions: { retryDelayMs: 1, modelRetryDelayMs: 1 } },
+    );
+    const id = manager.start({ goal: 'answer' }, 'test').id;
+    const paused = await until(manager, id, ['paused', 'failed', 'finished']);
+    expect(paused.state).toBe('paused');
+    expect(paused.error).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/dropped.*paused.*resume/s),
+    });
+    expect(paused.error?.translations?.['zh-CN']).toContain('任务已暂停');
+    expect(provider.requests).toHaveLength(4);
+    expect(paused.usage.input_tokens).toBe(0);
+    provider.push({ text: 'Back again.' });
+    manager.resume(id);
+    expect(await until(manager, id, ['finished', 'failed'])).toMatchObject({
+      state: 'finished',
+      result: 'Back again.',
+      error: null,
+    });
+  });
+
+  it('a request the provider client already retried is not retried again: the run waits at once', async () => {
+    const { manager, provider } = harness(
+      [
+        {
+          error: new AppError(
+            'UNAVAILABLE',
+            'The Anthropic API is rate-limited or unavailable (HTTP 529) after 4 attempts.',
+            {
+              details: { status: 529, transient: true, attempts: 4 },
+            },
+          ),
+        },
+      ],
+      {},
+      { loopOptions: { retryDelayMs: 1, modelRetryDelayMs: 1 } },
+    );
+    const run = await until(manager, manager.start({ goal: 'x' }, 'test').id, ['paused', 'failed']);
+    expect(run).toMatchObject({ state: 'paused', error: { code: 'UNAVAILABLE' } });
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it('the usage of an answer is counted only with its step: an answer whose step was not written counts nothing', async () => {
+    // The write of the model call's step fails (as a crash right after the answer would lose it).
+    db.exec(`CREATE TRIGGER lose_model_step BEFORE INSERT ON run_steps WHEN NEW.kind = 'model_call'
+             BEGIN SELECT RAISE(ABORT, 'the step was lost'); END`);
+    const { manager } = harness([{ text: 'Done.', usage: { inputTokens: 7, outputTokens: 3 } }]);
+    const id = manager.start({ goal: 'x' }, 'test').id;
+    const run = await until(manager, id, ['finished', 'failed']);
+    expect(run.state).toBe('failed');
+    expect(run.usage).toMatchObject({ input_tokens: 0, output_tokens: 0 });
+    expect(run.turns).toBe(0);
+    db.exec('DROP TRIGGER lose_model_step');
+    const { manager: second } = harness([{ text: 'Counted.', usage: { inputTokens: 7, outputTokens: 3 } }]);
+    const counted = await until(second, second.start({ goal: 'y' }, 'test').id, ['finished']);
+    expect(counted.usage).toMatchObject({ input_tokens: 7, output_tokens: 3 });
+    expect(counted.turns).toBe(1);
+  });
+});
+
 describe('RunManager: the emergency stop', () => {
   it('pauses every run; none starts or resumes until the stop is lifted', async () => {
     let emergency = { active: false, reason: 'panic button' };
@@ -790,5 +885,120 @@ describe('RunManager: when the database cannot be written', () => {
     const run = await until(manager, id, ['finished', 'failed']);
     expect(hiccup).toBe(false);
     expect(run).toMatchObject({ state: 'finished', result: 'Recovered.' });
+  });
+});
+
+describe('RunManager: a graceful stop (drain)', () => {
+  /** A file_write that finishes when the test says. */
+  function gatedWrite() {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let writes = 0;
+    return {
+      release,
+      writes: () => writes,
+      tool: async () => {
+        writes += 1;
+        await gate;
+        return { path: '/t/a', bytes_written: 1, created: true };
+      },
+    };
+  }
+
+  it('lets the tool call in progress finish and commits it; after the restart the run goes on with its result', async () => {
+    const write = gatedWrite();
+    const first = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: write.tool,
+    });
+    const id = first.manager.start({ goal: 'write once' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    first.manager.drain();
+    expect(first.manager.goesOn(id)).toBe(true);
+    expect(() => first.manager.start({ goal: 'another' }, 'test')).toThrow(/daemon is stopping/);
+    write.release();
+    // The loop ends after committing the result, before its next model turn.
+    await vi.waitFor(() => expect(first.manager.loopsRunning).toBe(0), { timeout: 5000 });
+    expect(first.provider.requests).toHaveLength(1);
+    expect(first.manager.view(id).state).toBe('running');
+    expect(first.manager.steps(id).find((step) => step.kind === 'tool_call')?.result).toMatchObject({ ok: true });
+    await first.manager.shutdown(500);
+
+    const second = harness([{ text: 'Written.' }], { file_write: write.tool });
+    expect(second.manager.resumeUnfinished()).toEqual([id]);
+    const run = await until(second.manager, id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'Written.' });
+    expect(write.writes()).toBe(1);
+    expect(lastUserText(second.provider.requests[0])).toContain('bytes_written');
+    expect(lastUserText(second.provider.requests[0])).not.toContain('Outcome unknown');
+  });
+
+  it('abandons a model call in flight at once, and no run resumes until the restart', async () => {
+    const first = harness([{ hang: true }]);
+    const id = first.manager.start({ goal: 'think' }, 'test').id;
+    await first.provider.waitForRequests(1);
+    first.manager.drain();
+    await vi.waitFor(() => expect(first.manager.loopsRunning).toBe(0), { timeout: 5000 });
+    expect(first.manager.view(id).state).toBe('running');
+    expect(() => first.manager.resume(id)).toThrow(/daemon is stopping/);
+    await first.manager.shutdown(500);
+    const second = harness([{ text: 'Thought it through.' }]);
+    second.manager.resumeUnfinished();
+    expect(await until(second.manager, id, ['finished'])).toMatchObject({ result: 'Thought it through.' });
+  });
+
+  it('stops a loop that waits for a person at once: there is nothing to finish', async () => {
+    const { manager } = harness([{ calls: [{ name: 'ask_user', input: { question: 'Proceed?' } }] }]);
+    const id = manager.start({ goal: 'ask me' }, 'test').id;
+    await until(manager, id, ['waiting_user']);
+    expect(manager.goesOn(id)).toBe(false);
+    manager.drain();
+    await vi.waitFor(() => expect(manager.loopsRunning).toBe(0), { timeout: 5000 });
+    expect(manager.view(id)).toMatchObject({ state: 'waiting_user', question: { question: 'Proceed?' } });
+  });
+
+  it('a run that begins to wait for a person while the others drain stops driving too', async () => {
+    const write = gatedWrite();
+    let asked!: () => void;
+    const asking = new Promise<void>((resolve) => (asked = resolve));
+    const { manager } = harness(
+      [
+        { calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] },
+        { calls: [{ name: 'ask_user', input: { question: 'Proceed?' } }] },
+      ],
+      { file_write: write.tool },
+    );
+    const writing = manager.start({ goal: 'write' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    const id = manager.start({ goal: 'ask me' }, 'test').id;
+    // The run asking is held just before its question, past the start of the drain.
+    const askUser = manager.askUser.bind(manager);
+    vi.spyOn(manager, 'askUser').mockImplementation(async (input, context) => {
+      await asking;
+      return askUser(input, context);
+    });
+    await vi.waitFor(() => expect(manager.goesOn(id)).toBe(true));
+    await vi.waitFor(() => expect(manager.askUser).toHaveBeenCalled());
+    manager.drain();
+    asked();
+    await until(manager, id, ['waiting_user']);
+    await vi.waitFor(() => expect(manager.goesOn(id)).toBe(false));
+    expect(manager.loopsRunning).toBe(1); // the write still finishing
+    write.release();
+    await vi.waitFor(() => expect(manager.loopsRunning).toBe(0), { timeout: 5000 });
+    expect(manager.view(writing).state).toBe('running');
+  });
+
+  it('a pause asked while the loop drains holds: the run is paused once its tool call finished', async () => {
+    const write = gatedWrite();
+    const { manager } = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: write.tool,
+    });
+    const id = manager.start({ goal: 'write' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    manager.drain();
+    manager.pause(id);
+    write.release();
+    await until(manager, id, ['paused']);
+    expect(manager.steps(id).find((step) => step.kind === 'tool_call')?.result).toMatchObject({ ok: true });
   });
 });

@@ -2,6 +2,7 @@ import {
   AppError,
   DEFAULT_RUN_LIMITS,
   ENDED_RUN_STATES,
+  say,
   toInputJsonSchema,
   type AnyTool,
   type DaemonEvent,
@@ -55,6 +56,8 @@ export interface RunManagerOptions {
 }
 
 const WATCHDOG_MS = 5000;
+/** States of a run whose loop waits for a person: an answer to its question, or an approval. */
+const WAITS_FOR_PERSON: ReadonlySet<string> = new Set(['waiting_user', 'waiting_approval']);
 /** The longest the watchdog waits between two restarts of the same run. */
 const MAX_RESTART_BACKOFF_MS = 5 * 60 * 1000;
 
@@ -85,6 +88,8 @@ export class RunManager {
   >();
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** A graceful stop has begun (see drain): nothing starts or resumes, loops wind down. */
+  private draining = false;
   private readonly health: StorageHealth;
   /** States of runs that could not be written (the database could not be): kept until they can be. */
   private readonly unrecorded = new Map<string, RunOutcome>();
@@ -113,6 +118,8 @@ export class RunManager {
           this.driven.delete(run_id);
           this.restarts.delete(run_id);
         }
+        // While the daemon drains, a run that begins to wait for a person has nothing to finish.
+        if (this.draining && WAITS_FOR_PERSON.has(state)) queueMicrotask(() => this.loops.get(run_id)?.shutdown());
       }
     });
     this.health = storageHealth(options.db);
@@ -141,6 +148,7 @@ export class RunManager {
     const goal = input.goal.trim();
     if (goal === '') throw new AppError('INVALID_ARGUMENT', 'A run needs a goal: say what the agent should do.');
     this.refuseDuringEmergency('started');
+    this.refuseWhileStopping();
     let session: SessionRecord | undefined =
       input.sessionId === undefined ? undefined : this.sessions.get(input.sessionId);
     const project = this.options.projectId(input.project ?? session?.project);
@@ -254,6 +262,7 @@ export class RunManager {
     const run = this.unfinished(id, 'resumed');
     if (this.loops.has(id)) return this.toView(run);
     this.refuseDuringEmergency('resumed');
+    this.refuseWhileStopping();
     // What could not be written is written first (STORAGE_ERROR to the person while it still cannot be).
     this.writeUnrecorded(id);
     if (this.runs.get(id).state === 'paused') {
@@ -337,6 +346,39 @@ export class RunManager {
     return resumed;
   }
 
+  /**
+   * A graceful stop begins: no run starts or resumes from now on, and the watchdog restarts none.
+   * Each loop finishes the tool call it is executing and stops before its next step (RunLoop.drain);
+   * a loop that waits for a person stops now — there is nothing to finish, and its question or
+   * approval request waits for the next start. shutdown() ends what is left.
+   */
+  drain(): void {
+    if (this.draining || this.closed) return;
+    this.draining = true;
+    clearInterval(this.watchdog);
+    for (const [id, loop] of this.loops) {
+      if (this.waitsForPerson(id)) loop.shutdown();
+      else loop.drain();
+    }
+  }
+
+  /** Whether a run's loop goes on: it has one, and it does not wait for a person. */
+  goesOn(runId: string): boolean {
+    return this.loops.has(runId) && !this.waitsForPerson(runId);
+  }
+
+  /** Loops that have not ended. */
+  get loopsRunning(): number {
+    return this.loops.size;
+  }
+
+  /** Settles when one of the loops running now ends (at once when there is none). */
+  loopEnded(): Promise<void> {
+    const loops = [...this.loops.values()];
+    if (loops.length === 0) return Promise.resolve();
+    return Promise.race(loops.map((loop) => loop.done.catch(() => undefined)));
+  }
+
   /** The daemon is stopping: loops stop driving and leave their runs to be resumed at the next start. */
   async shutdown(graceMs = 3000): Promise<void> {
     this.closed = true;
@@ -418,7 +460,7 @@ export class RunManager {
   // -------------------------------------------------------------------------------------------
 
   private launch(id: string): void {
-    if (this.closed) return;
+    if (this.closed || this.draining) return;
     const loop = new RunLoop(id, {
       runs: this.runs,
       questions: this.questions,
@@ -459,7 +501,7 @@ export class RunManager {
    * failing does not spin. Nothing resumes while the emergency stop is on.
    */
   private watch(): void {
-    if (this.closed) return;
+    if (this.closed || this.draining) return;
     try {
       if (this.health.failing || this.unrecorded.size > 0) {
         if (!this.health.probe()) return;
@@ -555,6 +597,30 @@ export class RunManager {
         `The emergency stop is on (${emergency.reason ?? 'no reason given'}), so no run can be ${verb}. ` +
           'Lift it with `nextai stop --reset` (or the reset button in the side panel) first.',
       );
+    }
+  }
+
+  private refuseWhileStopping(): void {
+    if (!this.draining && !this.closed) return;
+    throw new AppError(
+      'UNAVAILABLE',
+      say(
+        'The daemon is stopping (it lets the tool calls in progress finish first), so no run can start or resume now. Start the daemon again (`nextai daemon --detach`) and try again.',
+        '守护进程正在停止（先让进行中的工具调用完成），现在不能开始或继续运行。请重新启动守护进程（`nextai daemon --detach`）后再试。',
+      ),
+    );
+  }
+
+  private waitsForPerson(id: string): boolean {
+    try {
+      return WAITS_FOR_PERSON.has(this.toRecordView(this.runs.get(id)).state);
+    } catch (error) {
+      // Not readable now (the database): the loop is taken to go on; the grace period bounds the wait.
+      this.options.log.warn('could not read the state of a run while stopping', {
+        run_id: id,
+        error: (error as Error).message,
+      });
+      return false;
     }
   }
 

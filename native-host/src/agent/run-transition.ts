@@ -29,6 +29,25 @@ export function waitingForStorage(message: string): RunOutcome {
   };
 }
 
+/**
+ * A run paused because the model could not answer after its retries (the connection, a stall, an
+ * overload): it waits for the person to try again (Retry in the panel, `nextai runs resume`)
+ * instead of failing for good. The error keeps the model's code and says what happened.
+ */
+export function waitingForModel(error: AppError): RunOutcome {
+  const english =
+    `${error.message} The run is paused: try again when the model is reachable ` +
+    '(Retry in the panel, or `nextai runs resume`).';
+  const chinese =
+    `${error.translations?.['zh-CN'] ?? error.message} 任务已暂停：模型恢复后请重试` +
+    '（在面板中点“重试”，或运行 `nextai runs resume`）。';
+  return {
+    to: 'paused',
+    reason: `the model could not answer: ${error.message}`,
+    error: { code: error.code, message: english, translations: { 'zh-CN': chinese } },
+  };
+}
+
 /** Whether a run is paused only until the database can be written again (not by the person). */
 export function waitsForStorage(run: { state: RunState; error: RunError | null }): boolean {
   return run.state === 'paused' && run.error?.code === STORAGE_WAIT_CODE;

@@ -60,9 +60,10 @@ export function registerConfigCommand(program: Command): void {
         printJson(field ? { ...settings[0], file: effective.file } : effective);
         return;
       }
+      const width = Math.max(15, ...settings.map((setting) => setting.key.length));
       for (const setting of settings)
-        printLine(`${setting.key.padEnd(15)} ${(setting.value ?? '(not set)').padEnd(32)} ${setting.source}`);
-      if (!field) printLine(`file:           ${effective.file}`);
-      if (effective.problem) printLine(`problem:        ${effective.problem}`);
+        printLine(`${setting.key.padEnd(width)} ${(setting.value ?? '(not set)').padEnd(32)} ${setting.source}`);
+      if (!field) printLine(`${'file:'.padEnd(width)} ${effective.file}`);
+      if (effective.problem) printLine(`${'problem:'.padEnd(width)} ${effective.problem}`);
     });
 }

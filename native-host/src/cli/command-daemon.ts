@@ -4,20 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Command } from 'commander';
 
-import { AppError, toAppError } from '@nextai/shared';
+import { toAppError } from '@nextai/shared';
 
-import { DaemonClient } from '../client/daemon-client.js';
-import { lockHolder } from '../client/daemon-lock.js';
-import {
-  SOCKET_RENEWED_WITHIN_MS,
-  connectSocket,
-  ensureDaemon,
-  readStoppedMarker,
-  unavailableReason,
-  unreachablePid,
-  waitForExit,
-  writeStoppedMarker,
-} from '../client/daemon-launcher.js';
+import { connectSocket, ensureDaemon, readStoppedMarker } from '../client/daemon-launcher.js';
 import { Daemon } from '../daemon/daemon.js';
 import { createLogger } from '../core/logger.js';
 import { dataPaths, type DataPaths } from '../core/paths.js';
@@ -31,11 +20,9 @@ import {
 import { servicePlan } from '../install/service/service-units.js';
 import { ensurePrivateDirectory } from '../daemon/instance-lock.js';
 import { logUncaughtExceptions, logUnhandledRejections } from '../daemon/process-guards.js';
+import { parseGraceSeconds, stopDaemon, type StopOptions } from './daemon-stop.js';
 import { EXIT } from './exit-codes.js';
 import { exitCodeFor, printError, printLine } from './output.js';
-
-/** How long `nextai daemon stop` waits for the process to end after it closed its connections. */
-const STOP_WAIT_MS = 15_000;
 
 export function registerDaemonCommand(program: Command, setExitCode: (code: number) => void): void {
   const daemon = program
@@ -59,71 +46,14 @@ export function registerDaemonCommand(program: Command, setExitCode: (code: numb
 
   daemon
     .command('stop')
-    .description('Ask the running daemon to stop.')
-    .action(async () => {
-      const paths = dataPaths();
-      let client: DaemonClient;
-      try {
-        client = await DaemonClient.connect(paths, { start: false });
-      } catch (error) {
-        const reason = unavailableReason(error);
-        if (reason === 'not_running' || reason === 'stopped') {
-          printLine(`no daemon is running for ${paths.dataDir}`);
-          return;
-        }
-        if (reason === 'unreachable') {
-          setExitCode(await stopBySignal(paths, unreachablePid(error), 'its socket is missing'));
-          return;
-        }
-        // It refuses new clients (it has too many): the person's stop goes through all the same.
-        const holder = error instanceof AppError && error.code === 'BUSY' ? lockHolder(paths) : undefined;
-        if (holder?.held) {
-          setExitCode(await stopBySignal(paths, holder.pid, 'it refuses new connections (too many clients)'));
-          return;
-        }
-        throw error;
-      }
-      try {
-        await client.peer.request('daemon.shutdown', { reason: 'nextai daemon stop' });
-        // The daemon closes every connection as it stops; wait for that, then for the process to end.
-        await client.disconnected;
-      } finally {
-        client.close();
-      }
-      const { pid } = client.daemon;
-      if (!(await waitForExit(pid, STOP_WAIT_MS))) {
-        printLine(`daemon (pid ${pid}) is still finishing after ${STOP_WAIT_MS / 1000} s; it will not start new work`);
-        return;
-      }
-      printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
+    .description(
+      'Ask the running daemon to stop. Tool calls it is running may finish first (daemon.stop_grace_seconds in config.json, 30 s by default); runs go on after the next start.',
+    )
+    .option('--now', 'do not wait: abort running tool calls at once (a run resumes with "outcome unknown" for them)')
+    .option('--grace <seconds>', 'how long running tool calls may take to finish', parseGraceSeconds)
+    .action(async (options: StopOptions) => {
+      setExitCode(await stopDaemon(options));
     });
-}
-
-/**
- * Stops a daemon that holds the lock but cannot be asked over its socket (the file was removed,
- * or it refuses new clients for having too many): by its pid, with SIGTERM, on which it stops as
- * when asked — and, as when asked, it stays stopped.
- */
-async function stopBySignal(paths: DataPaths, pid: number | undefined, why: string): Promise<number> {
-  if (pid === undefined || currentPlatform() === 'windows') {
-    printError(
-      `a daemon holds the lock for ${paths.dataDir} but ${why}${pid === undefined ? `, and ${paths.pidFile} names no process of it` : ''}; a daemon makes a new socket within ${SOCKET_RENEWED_WITHIN_MS / 1000} s: run \`nextai daemon stop\` again in a moment`,
-    );
-    return EXIT.DAEMON_UNAVAILABLE;
-  }
-  printLine(`a daemon (pid ${pid}) holds the lock for ${paths.dataDir} but ${why}; stopping it by signal`);
-  writeStoppedMarker(paths, 'nextai daemon stop');
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-  if (!(await waitForExit(pid, STOP_WAIT_MS))) {
-    printLine(`daemon (pid ${pid}) is still finishing after ${STOP_WAIT_MS / 1000} s; it will not start new work`);
-    return EXIT.OK;
-  }
-  printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
-  return EXIT.OK;
 }
 
 async function runDaemonInForeground(options: { service: boolean }): Promise<number> {
@@ -207,8 +137,11 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
     stable = setTimeout(() => writeServiceState(stateFile, { running: true, failures: 0 }), STABLE_AFTER_MS);
     stable.unref();
   }
+  // A service manager stops the daemon with SIGTERM: running tool calls may finish first, as for
+  // `nextai daemon stop`. A signal while it stops already (a second one, Ctrl-C again) means now.
   const onSignal = (signal: NodeJS.Signals) => {
-    daemon.stop(`received ${signal}`).catch((error: unknown) => {
+    const graceMs = daemon.isStopping ? 0 : daemon.stopGraceMs();
+    daemon.stop(`received ${signal}`, { graceMs }).catch((error: unknown) => {
       log.error('error while stopping', { error: (error as Error).message });
       process.exitCode = EXIT.FAILURE;
     });

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 
-import { AppError, VERSION } from '@nextai/shared';
+import { AppError, VERSION, inLocale, say, type Locale, type StorageHealthReport } from '@nextai/shared';
 
 import { DaemonClient } from '../client/daemon-client.js';
 import { unavailableReason, unreachablePid } from '../client/daemon-launcher.js';
 import { lockHolder } from '../client/daemon-lock.js';
 import { dataPaths } from '../core/paths.js';
 import { currentPlatform } from '../core/current-platform.js';
+import { environmentLocale } from '../core/locale.js';
 import { printJson, printLine } from './output.js';
 
 export function registerStatusCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -68,11 +69,14 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
             started_at: status.daemon.started_at,
             uptime_ms: status.uptime_ms,
             last_event_seq: status.last_event_seq,
+            ...(status.storage ? { storage: status.storage } : {}),
             clients: others,
           });
           return;
         }
         printLine(`daemon:    running (pid ${status.daemon.pid}, up ${formatDuration(status.uptime_ms)})`);
+        // Right under "running": a daemon that cannot save is the first thing to know about it.
+        if (status.storage) for (const line of storageLines(status.storage, environmentLocale())) printLine(line);
         printLine(`version:   ${status.daemon.version} (protocol ${status.daemon.protocol_version})`);
         printLine(`data dir:  ${status.daemon.data_dir}`);
         printLine(`platform:  ${status.daemon.platform} ${status.daemon.arch}`);
@@ -85,6 +89,22 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
         client.close();
       }
     });
+}
+
+/** The storage lines of `nextai status`: "ok", or what is wrong, since when and what to do. */
+export function storageLines(storage: StorageHealthReport, locale: Locale): string[] {
+  if (storage.ok) return ['storage:   ok'];
+  const since = storage.since ? say(`, since ${storage.since}`, `，自 ${storage.since} 起`)[locale] : '';
+  const lines = [
+    `${say('CANNOT WRITE', '无法写入')[locale]} (${storage.code ?? 'unknown'}${since})`,
+    inLocale(storage.message ?? '', storage.message_translations, locale),
+    say('To fix: ', '解决办法：')[locale] + inLocale(storage.fix ?? '', storage.fix_translations, locale),
+    say(
+      'Until then reading works (status, lists, audit verify); what must be saved waits or is refused.',
+      '在此之前读取照常（状态、列表、审计校验）；需要保存的内容会等待或被拒绝。',
+    )[locale],
+  ];
+  return lines.map((line, index) => `${index === 0 ? 'storage:' : ''}`.padEnd(11) + line);
 }
 
 function formatDuration(ms: number): string {

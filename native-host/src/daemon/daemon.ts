@@ -5,7 +5,7 @@ import path from 'node:path';
 
 import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo, type Platform } from '@nextai/shared';
 
-import { readModelConfig } from '../agent/model-config.js';
+import { modelTimeouts, readModelConfig } from '../agent/model-config.js';
 import { readBrowserConfig } from '../browser/browser-config.js';
 import { findChromium } from '../browser/headless/chromium-path.js';
 import { HeadlessBrowser } from '../browser/headless/headless-browser.js';
@@ -69,6 +69,10 @@ import { EventLog } from '../storage/event-log.js';
 import { ImageStore } from '../storage/image-store.js';
 import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
 import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
+import { recordPolicyChange } from './policy-change.js';
+import { watchStorage } from './storage-alerts.js';
+import { daemonStopWork, drainBeforeStop } from './graceful-stop.js';
+import { stopGraceMs } from './stop-config.js';
 import { ToolGateway, type CallContext, type ToolCallRequest } from '../gateway/tool-gateway.js';
 import { createSandbox } from '../sandbox/select.js';
 import { SandboxService } from '../sandbox/service.js';
@@ -125,6 +129,8 @@ export class Daemon {
   /** The daemon's own headless browser for browser tools when no extension is connected. */
   private readonly headless: HeadlessBrowser | undefined;
   private stopping = false;
+  /** Aborted when a stop asked again means now: the graceful stop in progress waits no longer. */
+  private readonly hurry = new AbortController();
   private resolveStopped!: () => void;
 
   private constructor(
@@ -182,6 +188,14 @@ export class Daemon {
       options.desktop ??
       createDesktop(platform, process.env, homeDir, { windowPid: (machine, pid) => sandbox.windowPid(machine, pid) });
     const notify = (title: string, body: string) => deliverNotification(desktop.notifications, title, body);
+    // A database that cannot be written is a condition: status, an event and a notification say so.
+    const storage = watchStorage({
+      db,
+      events,
+      paths,
+      notifications: desktop.notifications,
+      log: log.child('storage'),
+    });
     // The grant of the call in progress (set where runs and schedules enter the gateway, below):
     // the file tools check a path again as they act, narrowed by it.
     const callGrants = new CallGrants();
@@ -406,6 +420,7 @@ export class Daemon {
       emergency: () => this.emergency.state(),
       enabled: () => schedulerConfig().enabled,
       log: log.child('scheduler'),
+      lifeFile: path.join(paths.runDir, 'scheduler-life.json'),
     });
     this.heartbeat = new Heartbeat({
       file: path.join(paths.dataDir, 'HEARTBEAT.md'),
@@ -485,15 +500,20 @@ export class Daemon {
         identifyCaller(connection.info, await connection.process, { peersKnowable: platform !== 'windows' }),
       authority: new AuthorityGate({ audit, agentInput }),
       ownSurfaces: this.ownSurfaces,
-      shutdown: (reason) => {
-        this.stop(reason, { stayStopped: true }).catch((error: unknown) =>
-          log.error('error while stopping', { error: (error as Error).message }),
-        );
+      shutdown: (reason, graceMs) => {
+        const grace = graceMs ?? this.stopGraceMs();
+        const runningCalls = daemonStopWork({ gateway: this.gateway, runs: this.runManager }).runningCalls();
+        // Answer first; stop once the answer is on its way.
+        setImmediate(() => {
+          this.stop(reason, { stayStopped: true, graceMs: grace }).catch((error: unknown) =>
+            log.error('error while stopping', { error: (error as Error).message }),
+          );
+        });
+        return { graceMs: grace, runningCalls };
       },
-      recordPolicyChange: (summary, by) => {
-        events.append('policy.changed', { source: by, summary });
-        new PolicyChangeRecorder(audit, paths.configFile).recordOwn(summary, by);
-      },
+      recordPolicyChange: (summary, by) =>
+        recordPolicyChange({ events, audit, configFile: paths.configFile }, summary, by),
+      storage,
     };
     server.serve((socket) => this.accept(socket));
   }
@@ -518,8 +538,9 @@ export class Daemon {
       }
       const policyChanges = new PolicyChangeRecorder(audit, paths.configFile);
       policy = new PolicyStore(paths.configFile, db, log.child('policy'), ({ accepted, problems, summary }) => {
-        if (accepted) events.append('policy.changed', { source: 'config.json', summary });
-        else events.append('policy.rejected', { file: paths.configFile, problems });
+        // In force whether or not it can be written: listeners (the terminals) must hear it now.
+        if (accepted) events.announce('policy.changed', { source: 'config.json', summary });
+        else events.announce('policy.rejected', { file: paths.configFile, problems });
         // The daemon's own writes are recorded by who asked for them (recordPolicyChange, in the
         // same turn of the event loop): only what is still unrecorded after it came from outside.
         setImmediate(() => {
@@ -561,16 +582,27 @@ export class Daemon {
   /**
    * Stops accepting clients, aborts running tools, closes every connection and the database.
    * `stayStopped`: stopped on purpose by a person — nothing restarts it until they start it.
+   * `graceMs` (0 when omitted): how long tool calls already running may finish first, their
+   * results committed, so runs resume after the restart with them (graceful-stop.ts). Asked again
+   * with no grace while it waits, it waits no longer.
    */
-  async stop(reason: string, options: { stayStopped?: boolean } = {}): Promise<void> {
-    if (this.stopping) return this.stopped;
+  async stop(reason: string, options: { stayStopped?: boolean; graceMs?: number } = {}): Promise<void> {
+    const graceMs = options.graceMs ?? 0;
+    if (this.stopping) {
+      if (graceMs === 0) this.hurry.abort();
+      return this.stopped;
+    }
     this.stopping = true;
-    this.options.log.info('daemon stopping', { reason });
+    this.options.log.info('daemon stopping', { reason, grace_ms: graceMs });
     if (options.stayStopped) writeStoppedMarker(this.options.paths, reason);
     // A stop completes even when the database cannot be written.
     this.events.record('daemon.stopping', { reason });
     this.heartbeat.stop();
     this.scheduler.stop();
+    if (graceMs > 0) {
+      const parts = { gateway: this.gateway, runs: this.runManager, events: this.events, log: this.options.log };
+      await drainBeforeStop(parts, graceMs, this.hurry.signal);
+    }
     await this.runManager.shutdown();
     await this.gateway.abortAll(`The daemon is stopping (${reason}).`, 1000);
     await this.hostTools.dispose();
@@ -583,6 +615,16 @@ export class Daemon {
     this.db.close();
     this.lock.release();
     this.resolveStopped();
+  }
+
+  /** Whether a stop has begun (a signal then means: stop now). */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
+  /** The grace period a stop gives running tool calls, from config.json (`daemon.stop_grace_seconds`). */
+  stopGraceMs(): number {
+    return stopGraceMs(this.options.paths.configFile, this.options.log);
   }
 
   /** Direct calls (not agent runs) whose caller went away with the old daemon cannot be answered. */
@@ -658,7 +700,7 @@ function chooseModel(configFile: string): ModelChoice {
   }
   const selection = selectProvider(config, process.env);
   return {
-    provider: createProvider(selection),
+    provider: createProvider(selection, { retry: modelTimeouts(config) }),
     model: selection.model,
     price: priceOf(selection.model, { local: isLocalEndpoint(selection.baseUrl) }),
   };

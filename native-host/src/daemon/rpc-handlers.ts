@@ -1,4 +1,4 @@
-import { AppError, PROTOCOL_VERSION, VERSION, type DaemonInfo } from '@nextai/shared';
+import { AppError, PROTOCOL_VERSION, VERSION, say, type DaemonInfo } from '@nextai/shared';
 
 import type { RunManager } from '../agent/run-manager.js';
 import type { PolicyStore } from '../policy/policy-store.js';
@@ -14,6 +14,7 @@ import type { AuthorityGate } from './identity/authority.js';
 import type { Caller } from './identity/caller.js';
 import { registerScheduleHandlers } from './schedule-handlers.js';
 import { registerSettingsHandlers } from './settings-handlers.js';
+import type { DaemonStorage } from './storage-alerts.js';
 import type { CallContext, ToolGateway } from '../gateway/tool-gateway.js';
 
 /** What the RPC handlers of one connection work with. */
@@ -37,9 +38,16 @@ export interface DaemonServices {
   authority: AuthorityGate;
   /** NextAI's pages on screen, as the browsers report them: the agent's input may not land there. */
   ownSurfaces: OwnSurfaces;
-  shutdown: (reason: string) => void;
+  /**
+   * Stops the daemon, on purpose, once the caller has its answer: running tool calls may finish
+   * for `graceMs` (the configured grace when undefined; 0: now). Says the grace period it takes and
+   * how many calls it waits for.
+   */
+  shutdown: (reason: string, graceMs: number | undefined) => { graceMs: number; runningCalls: number };
   /** Records a policy change made through the daemon (events and audit). */
   recordPolicyChange: (summary: string, by: string) => void;
+  /** Whether the database can be written; writes refused whole with a clear error when not. */
+  storage: DaemonStorage;
 }
 
 /** Wires every daemon method to its implementation, for one client connection. */
@@ -136,15 +144,15 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
         is_caller: other === connection,
       })),
     last_event_seq: services.events.lastSeq(),
+    storage: services.storage.report(),
   }));
   peer.handle('daemon.ping', ({ payload }) =>
     payload === undefined ? { time: Date.now() } : { payload, time: Date.now() },
   );
-  peer.handle('daemon.shutdown', async ({ reason }) => {
+  peer.handle('daemon.shutdown', async ({ reason, grace_ms }) => {
     await notTheAgent('stop the daemon', 'daemon.shutdown');
-    // Answer first; stop once the answer is on its way.
-    setImmediate(() => services.shutdown(reason ?? `requested by ${connection.label}`));
-    return { stopping: true as const };
+    const { graceMs, runningCalls } = services.shutdown(reason ?? `requested by ${connection.label}`, grace_ms);
+    return { stopping: true as const, grace_ms: graceMs, running_calls: runningCalls };
   });
 
   peer.handle('tools.list', () => ({ tools: services.gateway.list() }));
@@ -180,6 +188,8 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   });
   peer.handle('policy.set_template', async ({ template, project }) => {
     const actor = await asPerson('change the approval policy', 'policy.set_template');
+    // A policy change must reach the audit log: refused before config.json is touched when it cannot.
+    services.storage.requireWritable(say('the policy change', '策略更改'));
     const updated = services.policy.setTemplate(template, project);
     services.recordPolicyChange(`project ${updated.id} set to the ${updated.template ?? template} template`, actor);
     return { project: updated };
@@ -314,7 +324,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   });
 
   registerSettingsHandlers(connection, services, asPerson);
-  registerScheduleHandlers(connection, services.schedules, asPerson, notTheAgent);
+  registerScheduleHandlers(connection, services.schedules, services.storage, asPerson, notTheAgent);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {
     connection.unsubscribeEvents?.();

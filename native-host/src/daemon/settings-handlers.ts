@@ -5,6 +5,7 @@ import path from 'node:path';
 import {
   AppError,
   isErrorCode,
+  say,
   projectConfigSchema,
   uiSettingsSchema,
   type MethodParams,
@@ -13,13 +14,7 @@ import {
   type UiSettings,
 } from '@nextai/shared';
 
-import {
-  MODEL_FIELDS,
-  effectiveModelSettings,
-  validateModelValue,
-  writeModelValue,
-  type ModelField,
-} from '../agent/model-config.js';
+import { effectiveModelSettings, validateModelValue, writeModelValue, type ModelField } from '../agent/model-config.js';
 import { readModelConfig } from '../agent/model-config.js';
 import { createProvider, selectProvider } from '../agent/providers/index.js';
 import { PROVIDER_DEFAULTS } from '../agent/providers/select.js';
@@ -48,8 +43,13 @@ export function registerSettingsHandlers(
 ): void {
   const { peer } = connection;
   const reader = new SettingsService(services, connection.label);
-  // Changing settings is the person's: the service records who changed what.
-  const byPerson = async (method: string) => new SettingsService(services, await asPerson('change settings', method));
+  // Changing settings is the person's: the service records who changed what. A change is recorded
+  // (an event, the audit log): refused before config.json is touched while the database cannot be written.
+  const byPerson = async (method: string) => {
+    const service = new SettingsService(services, await asPerson('change settings', method));
+    services.storage.requireWritable(say('the settings change', '设置更改'));
+    return service;
+  };
   peer.handle('settings.get', () => reader.get());
   peer.handle('settings.set_ui', async (params) => (await byPerson('settings.set_ui')).setUi(params));
   peer.handle('settings.set_model', async (params) => (await byPerson('settings.set_model')).setModel(params));
@@ -104,7 +104,8 @@ export class SettingsService {
   setModel(params: Params<'settings.set_model'>): Result<'settings.set_model'> {
     // Every value is checked before any is written: a bad base URL does not leave half a change.
     const changes: [ModelField, string | undefined][] = [];
-    for (const field of MODEL_FIELDS) {
+    // The panel's form sets these; the time limits are set in config.json or with `nextai config set`.
+    for (const field of ['provider', 'name', 'base_url', 'api_key'] as const satisfies readonly ModelField[]) {
       const value = params[field];
       if (value === undefined) continue;
       changes.push([field, value === null || value.trim() === '' ? undefined : validateModelValue(field, value)]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { Decision } from '@nextai/shared';
+import type { AppError, Decision } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../core/logger.js';
@@ -116,6 +116,52 @@ describe('ApprovalQueue', () => {
     queue.cancel(approval.id, 'again');
     await expect(waiting).resolves.toEqual({ status: 'cancelled', message: 'the caller went away' });
     expect(queue.list('pending', 10)).toEqual([]);
+  });
+});
+
+describe('ApprovalQueue when the database cannot be written', () => {
+  const eventTypes = () => events.missedSince(0, events.logId).events.map((event) => event.type);
+
+  it('refuses a request whole: no row without its event', () => {
+    db.pragma('query_only = ON');
+    expect(() => request()).toThrow(
+      expect.objectContaining({
+        code: 'STORAGE_ERROR',
+        message: expect.stringMatching(/^Could not save the approval request: The database in .* read-only/) as string,
+      }) as Error,
+    );
+    db.pragma('query_only = OFF');
+    expect(queue.list('all', 10)).toEqual([]);
+    expect(eventTypes()).toEqual([]);
+  });
+
+  it('refuses an answer whole: the request stays pending, unheard by its waiter, until it can be saved', async () => {
+    const approval = request('run-1');
+    let settled: unknown;
+    void queue.wait(approval.id).then((answer) => (settled = answer));
+    db.pragma('query_only = ON');
+    let refused: unknown;
+    try {
+      queue.answer(approval.id, { decision: 'approve', scope: 'run' }, 'cli');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ code: 'STORAGE_ERROR', details: { problem: 'read_only' } });
+    expect((refused as AppError).translations?.['zh-CN']).toMatch(/^无法保存对审批请求的答复：/);
+    expect(() => queue.cancel(approval.id, 'the caller left')).toThrow(
+      expect.objectContaining({ code: 'STORAGE_ERROR' }) as Error,
+    );
+    db.pragma('query_only = OFF');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBeUndefined();
+    expect(queue.get(approval.id)).toMatchObject({ status: 'pending', answered_by: null });
+    expect(queue.runState('run-1', 'bash_execute').approvedForRun).toBe(false);
+    expect(eventTypes()).toEqual(['approval.requested']);
+
+    queue.answer(approval.id, { decision: 'approve', scope: 'run' }, 'cli');
+    await expect.poll(() => settled).toEqual({ status: 'approved', scope: 'run' });
+    expect(queue.runState('run-1', 'bash_execute').approvedForRun).toBe(true);
+    expect(eventTypes()).toEqual(['approval.requested', 'approval.answered']);
   });
 });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import {
   AppError,
+  say,
   type Approval,
   type Decision,
   type DecisionTranslations,
@@ -12,6 +13,7 @@ import {
 import { canonicalJson } from './audit/chain.js';
 import type { Db } from '../storage/database.js';
 import type { EventLog } from '../storage/event-log.js';
+import { storageWrite } from '../storage/storage-writes.js';
 
 export type ApprovalAnswer =
   | { status: 'approved'; scope: 'once' | 'run' }
@@ -64,6 +66,9 @@ interface ApprovalRow {
  * Pending approvals are rows in SQLite, not dialogs: they survive browser, daemon and machine
  * restarts, and any client (side panel, CLI, notification) can answer them. Nothing is ever
  * approved because time passed — a request waits until a person answers or the caller goes away.
+ *
+ * Each change is one write transaction with its event: when the database cannot be written it
+ * is refused whole (STORAGE_ERROR), never a row without its event or an answer nobody waiting hears.
  */
 export class ApprovalQueue {
   private readonly waiters = new Map<string, ((answer: ApprovalAnswer) => void)[]>();
@@ -76,6 +81,11 @@ export class ApprovalQueue {
   /** Records a request and returns its id; `wait(id)` resolves when it is answered. */
   request(request: ApprovalRequest): Approval {
     const id = randomUUID();
+    storageWrite(this.db, say('the approval request', '审批请求'), () => this.insert(id, request));
+    return this.get(id);
+  }
+
+  private insert(id: string, request: ApprovalRequest): void {
     const { decision } = request;
     this.db
       .prepare(
@@ -112,7 +122,6 @@ export class ApprovalQueue {
         ? { reason_translations: { 'zh-CN': decision.translations['zh-CN'].reason } }
         : {}),
     });
-    return this.get(id);
   }
 
   /**
@@ -245,22 +254,25 @@ export class ApprovalQueue {
     const status = answer.decision === 'approve' ? 'approved' : 'denied';
     const scope = answer.decision === 'approve' ? answer.scope : null;
     const now = new Date().toISOString();
-    this.db.transaction(() => {
+    // The answer, the run's tally and the event stand or fall together; whoever waits hears it
+    // only once it is saved.
+    const updated = storageWrite(this.db, say('the answer to the approval request', '对审批请求的答复'), () => {
       this.db
         .prepare(
           `UPDATE approvals SET status = ?, scope = ?, message = ?, answered_at = ?, answered_by = ? WHERE id = ? AND status = 'pending'`,
         )
         .run(status, scope, answer.message ?? null, now, by, id);
       if (approval.run_id) this.recordRunAnswer(approval.run_id, approval.tool, status, scope);
-    })();
-    const updated = this.get(id);
-    this.events.append('approval.answered', {
-      approval_id: id,
-      call_id: updated.call_id,
-      ...(updated.run_id ? { run_id: updated.run_id } : {}),
-      status,
-      ...(scope ? { scope } : {}),
-      by,
+      const answered = this.get(id);
+      this.events.append('approval.answered', {
+        approval_id: id,
+        call_id: answered.call_id,
+        ...(answered.run_id ? { run_id: answered.run_id } : {}),
+        status,
+        ...(scope ? { scope } : {}),
+        by,
+      });
+      return answered;
     });
     this.settle(id, answerOf(updated));
     return updated;
@@ -268,21 +280,24 @@ export class ApprovalQueue {
 
   /** The caller went away or the emergency stop was pressed: the request is closed unanswered. */
   cancel(id: string, why: string): void {
-    const result = this.db
-      .prepare(
-        `UPDATE approvals SET status = 'cancelled', message = ?, answered_at = ?, answered_by = 'nextai' WHERE id = ? AND status = 'pending'`,
-      )
-      .run(why, new Date().toISOString(), id);
-    if (result.changes === 0) return;
-    const approval = this.get(id);
-    this.events.append('approval.answered', {
-      approval_id: id,
-      call_id: approval.call_id,
-      ...(approval.run_id ? { run_id: approval.run_id } : {}),
-      status: 'cancelled',
-      by: 'nextai',
+    const cancelled = storageWrite(this.db, say('the closing of the approval request', '审批请求的关闭'), () => {
+      const result = this.db
+        .prepare(
+          `UPDATE approvals SET status = 'cancelled', message = ?, answered_at = ?, answered_by = 'nextai' WHERE id = ? AND status = 'pending'`,
+        )
+        .run(why, new Date().toISOString(), id);
+      if (result.changes === 0) return false;
+      const approval = this.get(id);
+      this.events.append('approval.answered', {
+        approval_id: id,
+        call_id: approval.call_id,
+        ...(approval.run_id ? { run_id: approval.run_id } : {}),
+        status: 'cancelled',
+        by: 'nextai',
+      });
+      return true;
     });
-    this.settle(id, { status: 'cancelled', message: why });
+    if (cancelled) this.settle(id, { status: 'cancelled', message: why });
   }
 
   list(status: 'pending' | 'all', limit: number): Approval[] {

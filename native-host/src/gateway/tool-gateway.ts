@@ -113,6 +113,8 @@ interface RunningCall {
   controller: AbortController;
   /** Settles when the handler itself has returned, whatever the gateway answered. */
   done: Promise<unknown>;
+  /** The agent run the call belongs to; undefined for a direct call (the CLI, the panel). */
+  runId: string | undefined;
 }
 
 /**
@@ -369,7 +371,19 @@ export class ToolGateway {
         decision,
         sensitive: call.sensitive?.kind,
       });
-    const onCancel = () => this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
+    // Called from the signal's dispatch, where a throw would end the daemon: a request that cannot
+    // be closed now (the database cannot be written) stays pending until it is answered (a direct
+    // call's is closed when the daemon next starts).
+    const onCancel = () => {
+      try {
+        this.options.approvals.cancel(approval.id, 'the caller went away before it was answered');
+      } catch (error) {
+        this.options.log.warn('could not close the approval request its caller left', {
+          approval_id: approval.id,
+          error: (error as Error).message,
+        });
+      }
+    };
     context.cancel?.addEventListener('abort', onCancel, { once: true });
     const answer = await this.options.approvals.wait(approval.id);
     context.cancel?.removeEventListener('abort', onCancel);
@@ -418,6 +432,11 @@ export class ToolGateway {
     await Promise.race([Promise.allSettled(calls.map((call) => call.done)), grace]);
     clearTimeout(timer);
     return calls.length;
+  }
+
+  /** The calls whose handlers run now, with the run each belongs to: what a graceful stop waits for. */
+  executing(): { runId: string | undefined; done: Promise<unknown> }[] {
+    return [...this.running].map(({ runId, done }) => ({ runId, done }));
   }
 
   private lookup(name: string): AnyTool {
@@ -520,7 +539,7 @@ export class ToolGateway {
       }
       return { ok: true, output: checked.data };
     })();
-    const running: RunningCall = { controller, done: work.catch(() => undefined) };
+    const running: RunningCall = { controller, done: work.catch(() => undefined), runId: context.runId };
     this.running.add(running);
     // Whatever the handler does, the call ends when it is aborted.
     const aborted = new Promise<ToolOutcome>((resolve) => {

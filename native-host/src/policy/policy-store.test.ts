@@ -6,6 +6,7 @@ import { TEMPLATES } from '@nextai/shared';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { openDatabase, type Db } from '../storage/database.js';
+import { storageHealth } from '../storage/storage-health.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { parsePolicyConfig } from './config-file.js';
 import { PolicyStore } from './policy-store.js';
@@ -166,6 +167,21 @@ describe('PolicyStore', () => {
     // Still missing: nothing changed, nothing to announce.
     store.reload();
     expect(changes).toHaveLength(1);
+  });
+
+  it('puts a change in force and announces it when its copy cannot be kept in the database', () => {
+    fs.writeFileSync(file, JSON.stringify({ projects: { default_approval_template: 'development' } }));
+    const changes: string[] = [];
+    const store = new PolicyStore(file, db, log, (change) => changes.push(change.summary));
+    db.pragma('query_only = ON');
+    fs.writeFileSync(file, JSON.stringify({ security: { allowed_directories: ['~/Work'] } }));
+    expect(store.reload()).toEqual({ accepted: true, problems: [] });
+    expect(store.current.config.security.allowed_directories).toEqual(['~/Work']);
+    expect(store.setTemplate('strict')).toMatchObject({ template: 'strict' });
+    // Listeners (the terminals a narrower policy no longer allows) heard both.
+    expect(changes).toEqual(['config.json reloaded', 'project default set to strict']);
+    expect(storageHealth(db).failing).toMatchObject({ code: 'SQLITE_READONLY' });
+    db.pragma('query_only = OFF');
   });
 
   it('refuses an unknown template or project by name, listing the choices', () => {

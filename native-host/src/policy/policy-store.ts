@@ -14,6 +14,7 @@ import {
 import { isDeepStrictEqual } from 'node:util';
 
 import type { Db } from '../storage/database.js';
+import { storageHealth } from '../storage/storage-health.js';
 import type { Logger } from '../core/logger.js';
 import { editJson, parsePolicyConfig, readConfigFile } from './config-file.js';
 
@@ -209,12 +210,25 @@ export class PolicyStore {
     this.remember(config);
   }
 
+  /**
+   * Keeps a copy of the policy in force, for a restart that finds config.json broken. When the
+   * database cannot be written the copy waits for the next change: the policy in force is the
+   * file's all the same, and what follows a change (the event that ends the terminals a narrower
+   * policy no longer allows, the audit record) must not be skipped for want of a fallback copy.
+   */
   private remember(config: PolicyConfig): void {
-    this.db
-      .prepare(
-        'INSERT INTO safety_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      )
-      .run(LAST_GOOD_KEY, JSON.stringify(config));
+    try {
+      this.db
+        .prepare(
+          'INSERT INTO safety_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        )
+        .run(LAST_GOOD_KEY, JSON.stringify(config));
+    } catch (error) {
+      if (!storageHealth(this.db).noteFailure(error)) throw error;
+      this.log.warn('could not keep a copy of the policy in force in the database; it is in force all the same', {
+        error: (error as Error).message,
+      });
+    }
   }
 
   /** Never throws: a file that cannot be read or parsed is refused like one that does not validate. */

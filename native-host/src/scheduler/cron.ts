@@ -3,6 +3,8 @@ import cronstrue from 'cronstrue/i18n.js';
 
 import { AppError, say } from '@nextai/shared';
 
+import { CronCounter } from './cron-count.js';
+
 /**
  * Cron expressions in a time zone, parsed and stepped by croner (Vixie-cron semantics, DST-aware:
  * a time skipped by a spring-forward change runs at the first valid time after it; a time that
@@ -11,6 +13,8 @@ import { AppError, say } from '@nextai/shared';
  * a person schedules, and the scheduler's precision goal is a second.
  */
 export class CronSchedule {
+  private counter: CronCounter | undefined;
+
   private constructor(
     readonly expression: string,
     readonly timezone: string,
@@ -65,6 +69,23 @@ export class CronSchedule {
       cursor = next;
     }
     return times;
+  }
+
+  /** How many cron times there are in (after, until], counted without stepping through each (see cron-count.ts). */
+  count(after: number, until: number): number {
+    this.counter ??= new CronCounter(this, CronSchedule.parse('0 0 * * *', this.timezone));
+    return this.counter.count(after, until);
+  }
+
+  /** The last `limit` cron times in (after, until], oldest first. */
+  recent(after: number, until: number, limit: number): number[] {
+    if (limit <= 0) return [];
+    // As in latestAtOrBefore: 1 ms after `until` includes `until` itself.
+    return this.cron
+      .previousRuns(limit, new Date(until + 1))
+      .map((date) => date.getTime())
+      .filter((time) => time > after && time <= until)
+      .sort((a, b) => a - b);
   }
 
   describe(): { en: string; 'zh-CN': string } {

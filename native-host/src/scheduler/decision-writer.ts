@@ -93,7 +93,7 @@ export class DecisionWriter {
   /** Writes the row of a run about to start (part of the caller's transaction); start it after the commit. */
   recordRun(
     task: ScheduleTask,
-    plan: Pick<StartRun, 'trigger' | 'scheduledFor' | 'attempt' | 'missed'>,
+    plan: Pick<StartRun, 'trigger' | 'scheduledFor' | 'attempt' | 'missed' | 'missedTimes'>,
     now: number,
   ): ScheduleRunRecord {
     return this.options.store.insertRun({
@@ -104,6 +104,7 @@ export class DecisionWriter {
       trigger: plan.trigger,
       attempt: plan.attempt,
       missed: plan.missed,
+      ...(plan.missedTimes ? { missedTimes: plan.missedTimes } : {}),
       state: 'running',
     });
   }
@@ -138,7 +139,7 @@ export class DecisionWriter {
     for (const action of decision.then) {
       switch (action.kind) {
         case 'reset_crashes':
-          store.setCrashes(task.id, 0);
+          store.resetCrashes(task.id);
           break;
         case 'plan_retry':
           store.setRetry(task.id, action.retry);
@@ -196,7 +197,12 @@ export class DecisionWriter {
       );
   }
 
-  /** Writes a skip to the history (part of the caller's transaction); announce it after the commit. */
+  /**
+   * Writes a skip to the history (part of the caller's transaction); announce it after the commit.
+   * The row stands for `last` (its scheduled time) and the `count` − 1 times before it (`missed`,
+   * the oldest of them listed), and its summary names the same count and range: see
+   * SkippedSpan (catch-up.ts) for why they always agree.
+   */
   private recordSkip(task: ScheduleTask, skip: Extract<DueAction, { kind: 'skip' }>, now: number): ScheduleRunRecord {
     const { first, last, count, reason } = skip;
     const from = new Date(first).toISOString();
@@ -213,6 +219,8 @@ export class DecisionWriter {
       trigger: 'cron',
       attempt: 1,
       missed: Math.max(0, count - 1),
+      // The times before `last`: the list is the oldest ones, so at most `last` itself is left out.
+      missedTimes: skip.times.slice(0, Math.max(0, count - 1)),
       state: 'finished',
       outcome: 'skipped',
       summary: say(`Skipped ${span.en}: ${reason.en}.`, `已跳过${span['zh-CN']}：${reason['zh-CN']}。`),

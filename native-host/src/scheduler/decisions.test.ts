@@ -1,4 +1,10 @@
-import { scheduleDefinitionSchema, verbatim, type ScheduleDefinitionInput, type ScheduleOutcome } from '@nextai/shared';
+import {
+  scheduleDefinitionSchema,
+  verbatim,
+  type Localized,
+  type ScheduleDefinitionInput,
+  type ScheduleOutcome,
+} from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import type { DueTimes } from './catch-up.js';
@@ -8,12 +14,13 @@ import {
   decideRecovery,
   decideRunNow,
   planRetry,
+  type CrashVerdict,
   type DueInput,
   type EndOfRun,
 } from './decisions.js';
 import { checkDefinition } from './definition.js';
 import { UNKNOWN_PRESENCE } from './presence/presence.js';
-import type { ScheduleRunRecord, ScheduleTask, StepRecord } from './schedule-store.js';
+import type { CrashRecord, ScheduleRunRecord, ScheduleTask, StepRecord } from './schedule-store.js';
 import { stepFingerprint } from './steps-resume.js';
 import { ALLOWED } from './testing/harness.js';
 
@@ -47,6 +54,7 @@ function task(
     cursorAt: T0 - 24 * HOUR,
     retry: null,
     consecutiveCrashes: 0,
+    crashStreak: [],
     createdAt: '2025-06-01T00:00:00.000Z',
     updatedAt: '2025-06-01T00:00:00.000Z',
     ...state,
@@ -67,6 +75,7 @@ function run(fields: Partial<ScheduleRunRecord> = {}): ScheduleRunRecord {
     trigger: 'cron',
     attempt: 1,
     missed: 0,
+    missedTimes: [],
     durationMs: null,
     costUsd: 0,
     summary: null,
@@ -107,6 +116,14 @@ const ended = (outcome: ScheduleOutcome, at = T0 + MINUTE): EndOfRun => ({
 });
 
 const kinds = (actions: readonly { kind: string }[]) => actions.map((action) => action.kind);
+
+/** A death of the daemon put down to the task, during a run that started at `startedAt`. */
+const crash = (startedAt: number): CrashRecord => ({
+  foundAt: startedAt + MINUTE,
+  historyId: `run-${startedAt}`,
+  runStartedAt: startedAt,
+});
+const died = (streak: CrashRecord[], excuses: Localized[] = []): CrashVerdict => ({ died: true, streak, excuses });
 
 describe('retry back-off', () => {
   it('waits retry_backoff_seconds, twice as long after each attempt, never more than an hour', () => {
@@ -178,6 +195,7 @@ describe('no overlap unless the task allows it', () => {
         first: T0 - MINUTE,
         last: T0,
         count: 2,
+        times: [T0 - MINUTE, T0],
         reason: expect.objectContaining({ en: 'the previous run was still going' }),
       },
       { kind: 'move_cursor', at: T0 },
@@ -261,59 +279,89 @@ describe('crash back-off and disabling', () => {
     expect(planRetry(patient, run(), 'crashed', T0)!.at - T0).toBe(HOUR);
   });
 
-  it('a run that did not crash ends the crash streak; a crash does not', () => {
+  it('a run that did not crash clears the crashes counted against the task; a crash does not', () => {
     const crashing = task({}, { consecutiveCrashes: 2 });
     expect(kinds(decideEnd(run(), crashing, ended('succeeded')).then)).toEqual(['reset_crashes']);
     expect(kinds(decideEnd(run(), crashing, ended('crashed')).then)).toEqual(['plan_retry']);
+    const blamed = task({}, { crashStreak: [crash(T0)] });
+    expect(kinds(decideEnd(run(), blamed, ended('failed')).then)).toEqual(['reset_crashes', 'plan_retry']);
   });
 
-  it('a fixed-step run the daemon died during counts as a crash and ends as crashed', () => {
+  it('a fixed-step run the daemon died during ends as crashed, saying whether it counts against the task', () => {
     const open = run({ costUsd: 0.5, steps: [{ tool: 'system_info', call_id: 'c0', started_at: 't' }] });
-    const actions = decideRecovery(open, task(), T0 + HOUR);
-    expect(actions).toEqual([
-      { kind: 'count_crash', crashes: 1 },
-      {
-        kind: 'end_run',
-        end: expect.objectContaining({ outcome: 'crashed', costUsd: 0.5, at: T0 + HOUR }),
-      },
+    const counted = decideRecovery(open, task(), T0 + HOUR, died([crash(T0)]));
+    expect(counted).toEqual([
+      { kind: 'end_run', end: expect.objectContaining({ outcome: 'crashed', costUsd: 0.5, at: T0 + HOUR }) },
     ]);
-    const [, end] = actions;
+    const [end] = counted;
     expect(end?.kind === 'end_run' && end.end.summary.en).toBe(
-      'The daemon died during this run (step 1 of 1 was the last one begun).',
+      'The daemon died during this run (step 1 of 1 was the last one begun). It counts against the task: its run ' +
+        'was the only thing going and no other cause is known (1 such death in a row; at 3 the task is turned off).',
+    );
+    const excused = decideRecovery(
+      open,
+      task(),
+      T0 + HOUR,
+      died([], [verbatim('runs of other tasks were going too ("b")')]),
+    );
+    const [notCounted] = excused;
+    expect(notCounted?.kind === 'end_run' && notCounted.end.summary.en).toContain(
+      'It does not count against the task: runs of other tasks were going too ("b").',
     );
   });
 
-  it('an agent run the daemon died during counts as a crash and is followed again (it resumes from its checkpoint)', () => {
-    expect(decideRecovery(run({ runId: 'agent-1' }), task({ instruction: 'look' }), T0)).toEqual([
-      { kind: 'count_crash', crashes: 1 },
+  it('an agent run the daemon died during is followed again (it resumes from its checkpoint)', () => {
+    expect(decideRecovery(run({ runId: 'agent-1' }), task({ instruction: 'look' }), T0, died([crash(T0)]))).toEqual([
       { kind: 'follow_agent_run', runId: 'agent-1', unsuspend: false },
     ]);
   });
 
-  it('the third crash in a row turns the task off, drops its retry and ends the run (and the agent run behind it)', () => {
-    const crashing = task({}, { consecutiveCrashes: 2, retry: { at: T0, attempt: 2, scheduledFor: T0 } });
-    const actions = decideRecovery(run(), crashing, T0);
-    expect(kinds(actions)).toEqual(['count_crash', 'disable', 'clear_retry', 'end_run']);
-    expect(actions[0]).toEqual({ kind: 'count_crash', crashes: 3 });
-    const disable = actions[1];
-    expect(disable?.kind === 'disable' && disable.reason.en).toContain('its last 3 runs ended with the daemon dying');
-    expect(disable?.kind === 'disable' && disable.reason['zh-CN']).toContain('它最近 3 次运行都以守护进程崩溃告终');
+  it('the third death in a row put down to the task turns it off, naming each death and why; drops its retry and ends the run', () => {
+    const crashing = task({}, { retry: { at: T0, attempt: 2, scheduledFor: T0 } });
+    const streak = [crash(T0 - 2 * HOUR), crash(T0 - HOUR), crash(T0)];
+    const actions = decideRecovery(run(), crashing, T0 + MINUTE, died(streak));
+    expect(kinds(actions)).toEqual(['disable', 'clear_retry', 'end_run']);
+    const disable = actions[0];
+    const reason = disable?.kind === 'disable' ? disable.reason : undefined;
+    expect(reason?.en).toContain('the daemon died during its runs 3 times in a row');
+    for (const at of ['2025-06-02T07:00:00.000Z', '2025-06-02T08:00:00.000Z', '2025-06-02T09:00:00.000Z']) {
+      expect(reason?.en).toContain(`between ${at} and`);
+      expect(reason?.['zh-CN']).toContain(at);
+    }
+    expect(reason?.en).toContain('each time its run was the only thing going and no other cause was known');
+    expect(reason?.['zh-CN']).toContain('守护进程在它的运行期间连续崩溃了 3 次');
 
-    const agent = decideRecovery(
-      run({ runId: 'agent-1' }),
-      task({ instruction: 'look' }, { consecutiveCrashes: 2 }),
-      T0,
-    );
-    expect(kinds(agent)).toEqual(['count_crash', 'disable', 'abandon_agent_run', 'clear_retry', 'end_run']);
+    const agent = decideRecovery(run({ runId: 'agent-1' }), task({ instruction: 'look' }), T0, died(streak));
+    expect(kinds(agent)).toEqual(['disable', 'abandon_agent_run', 'clear_retry', 'end_run']);
+    // A second run of the task left going (overlap allowed): the task is already off.
+    const off = task({}, { enabled: false });
+    expect(kinds(decideRecovery(run({ id: 'run-2' }), off, T0, died(streak)))).toEqual(['clear_retry', 'end_run']);
     // Turned off, the task gets no retry for the crash that turned it off.
     expect(planRetry(task({}, { enabled: false, consecutiveCrashes: 3 }), run(), 'crashed', T0)).toBeNull();
   });
 
-  it('a clean stop is no crash: an agent run is followed again, a fixed-step run was interrupted', () => {
-    expect(decideRecovery(run({ suspended: true, runId: 'agent-1' }), task({ instruction: 'look' }), T0)).toEqual([
-      { kind: 'follow_agent_run', runId: 'agent-1', unsuspend: true },
+  it('deaths not put down to the task never turn it off, however many', () => {
+    const excuse = [verbatim('the computer restarted')];
+    const many = task({}, { consecutiveCrashes: 9 });
+    expect(kinds(decideRecovery(run(), many, T0, died([], excuse)))).toEqual(['end_run']);
+  });
+
+  it('a clean stop that could not mark the run suspended is still a clean stop, not a crash', () => {
+    const clean = { died: false, streak: [], excuses: [] };
+    expect(decideRecovery(run({ runId: 'agent-1' }), task({ instruction: 'look' }), T0, clean)).toEqual([
+      { kind: 'follow_agent_run', runId: 'agent-1', unsuspend: false },
     ]);
-    expect(decideRecovery(run({ suspended: true }), task({}, { consecutiveCrashes: 2 }), T0)).toEqual([
+    expect(decideRecovery(run(), task(), T0, clean)).toEqual([
+      { kind: 'end_run', end: expect.objectContaining({ outcome: 'interrupted' }) },
+    ]);
+  });
+
+  it('a clean stop is no crash: an agent run is followed again, a fixed-step run was interrupted', () => {
+    const clean = { died: false, streak: [], excuses: [] };
+    expect(
+      decideRecovery(run({ suspended: true, runId: 'agent-1' }), task({ instruction: 'look' }), T0, clean),
+    ).toEqual([{ kind: 'follow_agent_run', runId: 'agent-1', unsuspend: true }]);
+    expect(decideRecovery(run({ suspended: true }), task({}, { consecutiveCrashes: 2 }), T0, clean)).toEqual([
       { kind: 'end_run', end: expect.objectContaining({ outcome: 'interrupted' }) },
     ]);
   });

@@ -7,12 +7,20 @@ import {
   type ScheduleTrigger,
 } from '@nextai/shared';
 
-import { CRASH_LIMIT, crashBackoffMs, planCatchUp, retryDelayMs, type DueTimes } from './catch-up.js';
+import {
+  CRASH_LIMIT,
+  crashBackoffMs,
+  planCatchUp,
+  retryDelayMs,
+  spanOf,
+  type DueTimes,
+  type SkippedSpan,
+} from './catch-up.js';
 import { dayIn } from './cron.js';
 import { needsScreen } from './definition.js';
 import type { ExecutionResult } from './executor.js';
 import type { PresenceState } from './presence/presence.js';
-import type { RetryPlan, ScheduleRunRecord, ScheduleTask } from './schedule-store.js';
+import type { CrashRecord, RetryPlan, ScheduleRunRecord, ScheduleTask } from './schedule-store.js';
 import { carriedSteps, uncertainStep } from './steps-resume.js';
 
 /**
@@ -45,6 +53,8 @@ export interface StartRun {
   scheduledFor: number;
   attempt: number;
   missed: number;
+  /** The oldest of the earlier cron times it also stands for (catch-up `once`); absent when none. */
+  missedTimes?: number[];
   /** A fixed-step retry: the history row of the attempt it continues (its finished steps are carried over). */
   continues?: string;
 }
@@ -52,7 +62,7 @@ export interface StartRun {
 /** What to do with a task that is due (or whose retry is). */
 export type DueAction =
   /** Record these due times as skipped, in one history row (announced after the commit). */
-  | { kind: 'skip'; first: number; last: number; count: number; reason: Localized }
+  | ({ kind: 'skip'; reason: Localized } & SkippedSpan)
   /** Every cron time up to `at` is dealt with. */
   | { kind: 'move_cursor'; at: number }
   /** The retry waiting is dropped (superseded, or becoming the run started with it). */
@@ -67,13 +77,11 @@ export type DueAction =
 
 /** Writes that go with a run's end, for a task that still exists. */
 export type EndAction =
-  /** The run did not crash: the task's crash streak is over. */
+  /** The run did not crash: no crash counts against the task any more. */
   { kind: 'reset_crashes' } | { kind: 'plan_retry'; retry: RetryPlan };
 
 /** What to do with a run the last daemon left going. */
 export type RecoveryAction =
-  /** The daemon died during the run: the task's crash streak is now `crashes`. */
-  | { kind: 'count_crash'; crashes: number }
   /** Turn the task off, for `reason`. */
   | { kind: 'disable'; reason: Localized }
   /** End the agent run behind it, which nothing will follow any more (after the commit). */
@@ -137,9 +145,7 @@ export function decideDue(input: DueInput): DueAction[] {
     return [
       {
         kind: 'skip',
-        first: due.times[0] ?? due.latest,
-        last: due.latest,
-        count: due.total,
+        ...spanOf(due, 0, due.total),
         reason: say('the previous run was still going', '上一次运行还没结束'),
       },
       { kind: 'move_cursor', at: due.latest },
@@ -157,10 +163,7 @@ export function decideDue(input: DueInput): DueAction[] {
       `已达到每日费用上限 $${definition.daily_cost_cap_usd}（今天已花费 $${spent.toFixed(4)}）`,
     );
     if (due) {
-      actions.push(
-        { kind: 'skip', first: due.times[0] ?? due.latest, last: due.latest, count: due.total, reason },
-        { kind: 'move_cursor', at: due.latest },
-      );
+      actions.push({ kind: 'skip', ...spanOf(due, 0, due.total), reason }, { kind: 'move_cursor', at: due.latest });
     }
     if (task.retry) actions.push({ kind: 'clear_retry' });
     const key = `${task.id}:${dayIn(now, definition.timezone)}`;
@@ -199,6 +202,7 @@ export function decideDue(input: DueInput): DueAction[] {
         scheduledFor: plan.fire.scheduledFor,
         attempt: 1,
         missed: plan.fire.missed,
+        ...(plan.fire.missedTimes.length > 0 ? { missedTimes: plan.fire.missedTimes } : {}),
       });
     }
     // `each` has more to run: look again once this run ends (the run's end pokes).
@@ -331,7 +335,7 @@ export interface EndDecision {
  * after the finished ones may or may not have happened, it is not retried — nothing here can
  * look before acting again, so a person does — and it says so (error code OUTCOME_UNKNOWN).
  * Any other end that may go better next time gets a retry ({@link planRetry}); an end that is not
- * a crash ends the task's crash streak.
+ * a crash clears the crashes counted against the task (for its back-off and for turning it off).
  */
 export function decideEnd(run: ScheduleRunRecord, task: ScheduleTask | undefined, end: EndOfRun): EndDecision {
   let { outcome, summary, errorCode } = end;
@@ -364,7 +368,8 @@ export function decideEnd(run: ScheduleRunRecord, task: ScheduleTask | undefined
   }
   const then: EndAction[] = [];
   if (task) {
-    if (outcome !== 'crashed' && task.consecutiveCrashes > 0) then.push({ kind: 'reset_crashes' });
+    const crashesCount = task.consecutiveCrashes > 0 || task.crashStreak.length > 0;
+    if (outcome !== 'crashed' && crashesCount) then.push({ kind: 'reset_crashes' });
     const retry = uncertain ? null : planRetry(task, run, outcome, end.at);
     if (retry) then.push({ kind: 'plan_retry', retry });
   }
@@ -399,18 +404,36 @@ export function planRetry(
   };
 }
 
+/** How the last daemon's end concerns one task with a run left going (see crash-judgement.ts). */
+export interface CrashVerdict {
+  /** The daemon died (false: it stopped cleanly, even if it could not mark the run suspended). */
+  died: boolean;
+  /** The deaths in a row put down to the task, this one included; empty when this one is not. */
+  streak: readonly CrashRecord[];
+  /** Why this death is not put down to the task; empty when it is (or when the daemon did not die). */
+  excuses: readonly Localized[];
+}
+
 /**
- * A run the last daemon left going (`open`), of `task` as it is, found at `now`. Suspended by a
- * clean stop: an agent run is followed again (it resumes from its checkpoint), a fixed-step run
- * was interrupted. Not suspended: the daemon died during it — counted as a crash of the task; at
- * {@link CRASH_LIMIT} in a row the task is turned off (and an agent run behind it ended);
- * otherwise an agent run is followed again, and a fixed-step run ends as crashed — retried only
- * after the crash back-off, and only from after the steps it finished (see {@link decideEnd}).
- * The actions of one run are one decision: they are written together.
+ * A run the last daemon left going (`open`), of `task` as it is (its crash counts already
+ * updated for this death), found at `now`. Suspended by a clean stop: an agent run is followed
+ * again (it resumes from its checkpoint), a fixed-step run was interrupted. Not suspended: the
+ * daemon died during it. When the deaths put down to the task reach {@link CRASH_LIMIT} in a row
+ * (`verdict`: crash-judgement.ts says when a death is), the task is turned off — the reason names
+ * each death and why it is put down to the task — and an agent run behind it ended; otherwise an
+ * agent run is followed again, and a fixed-step run ends as crashed, its summary saying whether
+ * the death counts against the task and why — retried only after the crash back-off, and only
+ * from after the steps it finished (see {@link decideEnd}). The actions of one run are one
+ * decision: they are written together.
  */
-export function decideRecovery(open: ScheduleRunRecord, task: ScheduleTask, now: number): RecoveryAction[] {
-  if (open.suspended) {
-    if (open.runId !== null) return [{ kind: 'follow_agent_run', runId: open.runId, unsuspend: true }];
+export function decideRecovery(
+  open: ScheduleRunRecord,
+  task: ScheduleTask,
+  now: number,
+  verdict: CrashVerdict,
+): RecoveryAction[] {
+  if (open.suspended || !verdict.died) {
+    if (open.runId !== null) return [{ kind: 'follow_agent_run', runId: open.runId, unsuspend: open.suspended }];
     return [
       {
         kind: 'end_run',
@@ -423,15 +446,9 @@ export function decideRecovery(open: ScheduleRunRecord, task: ScheduleTask, now:
       },
     ];
   }
-  const crashes = task.consecutiveCrashes + 1;
-  const actions: RecoveryAction[] = [{ kind: 'count_crash', crashes }];
-  if (crashes >= CRASH_LIMIT) {
-    const enable = `\`nextai schedule enable ${task.name}\``;
-    const reason = say(
-      `its last ${crashes} runs ended with the daemon dying; turned off so it cannot crash it again. Turn it on again with ${enable} once fixed.`,
-      `它最近 ${crashes} 次运行都以守护进程崩溃告终；已关闭，免得再让守护进程崩溃。修好后用 ${enable} 重新开启。`,
-    );
-    actions.push({ kind: 'disable', reason });
+  if (verdict.streak.length >= CRASH_LIMIT) {
+    const reason = crashLoopReason(task, verdict.streak);
+    const actions: RecoveryAction[] = task.enabled ? [{ kind: 'disable', reason }] : [];
     if (open.runId !== null) {
       actions.push({
         kind: 'abandon_agent_run',
@@ -457,21 +474,57 @@ export function decideRecovery(open: ScheduleRunRecord, task: ScheduleTask, now:
     return actions;
   }
   // The agent run resumes from its last checkpoint (nothing is done twice); follow it.
-  if (open.runId !== null) return [...actions, { kind: 'follow_agent_run', runId: open.runId, unsuspend: false }];
+  if (open.runId !== null) return [{ kind: 'follow_agent_run', runId: open.runId, unsuspend: false }];
   const total = task.definition.steps?.length ?? 0;
-  actions.push({
-    kind: 'end_run',
-    end: {
-      outcome: 'crashed',
-      summary: say(
-        `The daemon died during this run (step ${open.steps.length} of ${total} was the last one begun).`,
-        `这次运行期间守护进程崩溃了（最后开始的是第 ${open.steps.length}/${total} 步）。`,
-      ),
-      costUsd: open.costUsd,
-      at: now,
+  const counted = crashCounted(verdict);
+  return [
+    {
+      kind: 'end_run',
+      end: {
+        outcome: 'crashed',
+        summary: say(
+          `The daemon died during this run (step ${open.steps.length} of ${total} was the last one begun). ${counted.en}`,
+          `这次运行期间守护进程崩溃了（最后开始的是第 ${open.steps.length}/${total} 步）。${counted['zh-CN']}`,
+        ),
+        costUsd: open.costUsd,
+        at: now,
+      },
     },
-  });
-  return actions;
+  ];
+}
+
+/** Whether a death the task's run was going at counts against the task, and why, in words. */
+export function crashCounted(verdict: CrashVerdict): Localized {
+  if (verdict.streak.length > 0) {
+    const n = verdict.streak.length;
+    return say(
+      `It counts against the task: its run was the only thing going and no other cause is known ` +
+        `(${n} such death${n === 1 ? '' : 's'} in a row; at ${CRASH_LIMIT} the task is turned off).`,
+      `这次计入该任务：当时只有它的运行在进行，也没有已知的其他原因（已连续 ${n} 次；达到 ${CRASH_LIMIT} 次时任务会被关闭）。`,
+    );
+  }
+  const en = verdict.excuses.map((excuse) => excuse.en).join('; ');
+  const zh = verdict.excuses.map((excuse) => excuse['zh-CN']).join('；');
+  return say(`It does not count against the task: ${en}.`, `这次不计入该任务：${zh}。`);
+}
+
+/** Why a task is turned off for crashing the daemon: each death, and why it is put down to the task. */
+function crashLoopReason(task: ScheduleTask, streak: readonly CrashRecord[]): Localized {
+  const iso = (time: number) => new Date(time).toISOString();
+  const spans = streak.map((crash) => ({
+    en: `between ${iso(crash.runStartedAt)} and ${iso(crash.foundAt)}`,
+    zh: `${iso(crash.runStartedAt)} 至 ${iso(crash.foundAt)} 之间`,
+  }));
+  const enable = `\`nextai schedule enable ${task.name}\``;
+  return say(
+    `the daemon died during its runs ${streak.length} times in a row (${spans.map((span) => span.en).join('; ')}), ` +
+      'and each time its run was the only thing going and no other cause was known — no other task’s run or ' +
+      'agent run, no restart of the computer, no database that could not be written. Turned off so it cannot ' +
+      `crash the daemon again; turn it on again with ${enable} once fixed.`,
+    `守护进程在它的运行期间连续崩溃了 ${streak.length} 次（${spans.map((span) => span.zh).join('；')}），` +
+      '每次都只有它的运行在进行，也没有已知的其他原因——没有其他任务或智能体的运行，电脑没有重启，数据库也可以写入。' +
+      `已关闭，免得再让守护进程崩溃；修好后用 ${enable} 重新开启。`,
+  );
 }
 
 /**

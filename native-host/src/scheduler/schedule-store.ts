@@ -16,8 +16,9 @@ import {
 
 import type { RunResult, Statement } from 'better-sqlite3';
 
-import { durably } from '../agent/run-store.js';
+import { durably, RunStore } from '../agent/run-store.js';
 import type { Db } from '../storage/database.js';
+import { storageHealth, type StorageHealth } from '../storage/storage-health.js';
 
 /** A task's definition as kept: validated, with its time zone and project filled in. */
 export type TaskDefinition = Omit<ScheduleDefinition, 'limits'> & {
@@ -39,9 +40,21 @@ export interface ScheduleTask {
   cursorAt: number;
   /** A retry waiting: when, which attempt, for which cron time, and the history row it continues. */
   retry: RetryPlan | null;
+  /** Runs of this task in a row the daemon died during, whatever else was going: sets the retry back-off. */
   consecutiveCrashes: number;
+  /** The daemon's deaths in a row put down to this task alone (see crash-judgement.ts); at three it is turned off. */
+  crashStreak: CrashRecord[];
   createdAt: string;
   updatedAt: string;
+}
+
+/** A death of the daemon put down to one task. */
+export interface CrashRecord {
+  /** When the next daemon found it (the death itself left no time behind). */
+  foundAt: number;
+  /** The run it died during (its history row), and when that run had started. */
+  historyId: string;
+  runStartedAt: number;
 }
 
 export interface RetryPlan {
@@ -93,7 +106,10 @@ export interface ScheduleRunRecord {
   outcome: ScheduleOutcome | null;
   trigger: ScheduleTrigger;
   attempt: number;
+  /** Earlier cron times this run also stands for (catch-up `once`), or that a skip covers besides `scheduledFor`. */
   missed: number;
+  /** The oldest of those, oldest first (at most 50: `missed` counts them all). */
+  missedTimes: number[];
   durationMs: number | null;
   costUsd: number;
   /** How it went, in every language (English is the record; older rows have English only). */
@@ -119,6 +135,7 @@ interface TaskRow {
   retry_for: string | null;
   retry_from: string | null;
   consecutive_crashes: number;
+  crash_streak: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -135,6 +152,7 @@ interface RunRow {
   trigger: ScheduleTrigger;
   attempt: number;
   missed: number;
+  missed_times: string | null;
   duration_ms: number | null;
   cost_usd: number;
   summary: string | null;
@@ -242,7 +260,7 @@ export class ScheduleStore {
     return this.get(id);
   }
 
-  /** Turns a task on or off. Turning it on forgets what it missed while off, and any crash streak. */
+  /** Turns a task on or off. Turning it on forgets what it missed while off, and any crashes counted against it. */
   setEnabled(id: string, enabled: boolean, now: number, reason: Localized | null): ScheduleTask {
     return this.atomically(() => this.setEnabledNow(id, enabled, now, reason));
   }
@@ -254,6 +272,7 @@ export class ScheduleStore {
       `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, disabled_reason_translations = ?, updated_at = ?,
            cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
            consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
+           crash_streak = CASE WHEN ? THEN NULL ELSE crash_streak END,
            retry_at = CASE WHEN ? THEN NULL ELSE retry_at END
          WHERE id = ?`,
       enabled ? 1 : 0,
@@ -263,6 +282,7 @@ export class ScheduleStore {
       iso(now),
       enabled && !task.enabled ? 1 : 0,
       iso(now),
+      enabled ? 1 : 0,
       enabled ? 1 : 0,
       enabled ? 0 : 1,
       id,
@@ -319,8 +339,49 @@ export class ScheduleStore {
     );
   }
 
-  setCrashes(id: string, count: number): void {
-    this.write('UPDATE schedules SET consecutive_crashes = ? WHERE id = ?', count, id);
+  /** A run of the task ended without the daemon dying: no crash counts against it any more. */
+  resetCrashes(id: string): void {
+    this.write('UPDATE schedules SET consecutive_crashes = 0, crash_streak = NULL WHERE id = ?', id);
+  }
+
+  /**
+   * The bookkeeping of one death of the daemon: every task with a run going at it has one more
+   * crash for its back-off; the death is added to the streak of the task it is put down to, if
+   * any, and ends every other task's streak (a streak is of deaths in a row).
+   */
+  recordCrash(inFlight: readonly string[], suspect: { taskId: string; crash: CrashRecord } | undefined): void {
+    this.atomically(() => {
+      for (const id of new Set(inFlight)) {
+        this.write('UPDATE schedules SET consecutive_crashes = consecutive_crashes + 1 WHERE id = ?', id);
+      }
+      this.write(
+        'UPDATE schedules SET crash_streak = NULL WHERE crash_streak IS NOT NULL AND id != ?',
+        suspect?.taskId ?? '',
+      );
+      if (!suspect) return;
+      const streak = [...this.get(suspect.taskId).crashStreak, suspect.crash];
+      this.write(
+        'UPDATE schedules SET crash_streak = ? WHERE id = ?',
+        JSON.stringify(streak.map(crashRow)),
+        suspect.taskId,
+      );
+    });
+  }
+
+  /**
+   * Agent runs of any kind that are going (queued or running, not waiting for a person): read at
+   * start, before they are resumed, they are what was going when the last daemon died.
+   */
+  agentRunsGoing(): { id: string; source: string | null }[] {
+    return new RunStore(this.db)
+      .unfinishedRuns()
+      .filter((run) => run.state === 'queued' || run.state === 'running')
+      .map((run) => ({ id: run.id, source: run.source }));
+  }
+
+  /** Whether the database can be written, as the daemon's writes found (shared by everything writing to it). */
+  health(): StorageHealth {
+    return storageHealth(this.db);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -334,6 +395,7 @@ export class ScheduleStore {
     trigger: ScheduleTrigger;
     attempt: number;
     missed: number;
+    missedTimes?: readonly number[];
     state: RunState;
     outcome?: ScheduleOutcome;
     summary?: Localized;
@@ -342,8 +404,8 @@ export class ScheduleStore {
     const finished = run.state === 'finished';
     this.write(
       `INSERT INTO schedule_runs (id, schedule_id, scheduled_for, day, started_at, finished_at, state, outcome,
-           trigger, attempt, missed, duration_ms, summary, summary_translations)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           trigger, attempt, missed, missed_times, duration_ms, summary, summary_translations)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       run.scheduleId,
       iso(run.scheduledFor),
@@ -355,6 +417,7 @@ export class ScheduleStore {
       run.trigger,
       run.attempt,
       run.missed,
+      run.missedTimes && run.missedTimes.length > 0 ? JSON.stringify(run.missedTimes.map(iso)) : null,
       finished ? 0 : null,
       run.summary?.en ?? null,
       run.summary ? JSON.stringify(translationsOf(run.summary)) : null,
@@ -454,6 +517,17 @@ export class ScheduleStore {
   }
 }
 
+/** A {@link CrashRecord} as stored (JSON, times in ISO). */
+interface CrashRow {
+  found_at: string;
+  history_id: string;
+  run_started_at: string;
+}
+
+function crashRow(crash: CrashRecord): CrashRow {
+  return { found_at: iso(crash.foundAt), history_id: crash.historyId, run_started_at: iso(crash.runStartedAt) };
+}
+
 function toTask(row: TaskRow): ScheduleTask {
   return {
     id: row.id,
@@ -472,6 +546,14 @@ function toTask(row: TaskRow): ScheduleTask {
           }
         : null,
     consecutiveCrashes: row.consecutive_crashes,
+    crashStreak:
+      row.crash_streak === null
+        ? []
+        : (JSON.parse(row.crash_streak) as CrashRow[]).map((crash) => ({
+            foundAt: Date.parse(crash.found_at),
+            historyId: crash.history_id,
+            runStartedAt: Date.parse(crash.run_started_at),
+          })),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -490,6 +572,7 @@ function toRun(row: RunRow): ScheduleRunRecord {
     trigger: row.trigger,
     attempt: row.attempt,
     missed: row.missed,
+    missedTimes: row.missed_times === null ? [] : (JSON.parse(row.missed_times) as string[]).map(Date.parse),
     durationMs: row.duration_ms,
     costUsd: row.cost_usd,
     summary: localized(row.summary, row.summary_translations),
@@ -513,6 +596,7 @@ export function runView(run: ScheduleRunRecord): ScheduleRunView {
     trigger: run.trigger,
     attempt: run.attempt,
     missed: run.missed,
+    missed_times: run.missedTimes.map(iso),
     duration_ms: run.durationMs,
     cost_usd: run.costUsd,
     summary: run.summary?.en ?? null,

@@ -1,6 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { verbatim } from '@nextai/shared';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { RunStore } from '../agent/run-store.js';
+import { storageHealth } from '../storage/storage-health.js';
+
+import { runView } from './schedule-store.js';
 import { makeHarness, type FakeGateway, type Harness } from './testing/harness.js';
 
 const FIXED = [{ tool: 'system_info', input: {} }];
@@ -112,6 +119,41 @@ describe('catch-up after downtime', () => {
     );
     await h.advance(HOUR);
     expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-02T13:00:00.000Z']);
+  });
+
+  it('a long downtime of a frequent task: the skip row counts every missed time, and its count, range and list agree', async () => {
+    h = await makeHarness('2025-06-01T23:59:30Z');
+    const task = h.add({ cron: '* * * * *', timezone: 'Europe/Berlin', steps: FIXED, catch_up: 'skip' });
+    // Down for 30 hours: 1801 minutes were due, more than the scheduler lists (1000). The last
+    // one is on time: it runs, and only the 1800 before it are skipped.
+    h.clock.jump('2025-06-03T06:00:30Z');
+    h.scheduler.start();
+    await h.advance(1_000);
+    expect(h.executor.started.map((run) => run.scheduledFor)).toEqual(['2025-06-03T06:00:00.000Z']);
+    const [row] = runs(task.id);
+    expect(row).toMatchObject({ outcome: 'skipped', missed: 1799, scheduledFor: Date.parse('2025-06-03T05:59:00Z') });
+    const first = Date.parse('2025-06-02T00:00:00Z');
+    expect(row?.missedTimes).toEqual(Array.from({ length: 50 }, (_, index) => first + index * MINUTE));
+    // The summary says what the row's fields say: missed + 1 runs, from the first listed to its own time.
+    expect(row?.summary?.en).toContain('1800 runs due from 2025-06-02T00:00:00.000Z to 2025-06-03T05:59:00.000Z');
+    const view = runView(row!);
+    expect([view.missed, view.missed_times?.length, view.missed_times?.[0], view.scheduled_for]).toEqual([
+      1799,
+      50,
+      '2025-06-02T00:00:00.000Z',
+      '2025-06-03T05:59:00.000Z',
+    ]);
+  });
+
+  it('once, after a long downtime of a frequent task: the run stands for the true number of missed times', async () => {
+    h = await makeHarness('2025-06-01T23:59:30Z');
+    h.add({ cron: '* * * * *', timezone: 'UTC', steps: FIXED });
+    h.clock.jump('2025-06-03T06:00:30Z');
+    h.scheduler.start();
+    await h.advance(1_000);
+    expect(h.executor.started.map((run) => [run.scheduledFor, run.trigger, run.missed])).toEqual([
+      ['2025-06-03T06:00:00.000Z', 'cron', 1800],
+    ]);
   });
 
   it('each: every missed run, one after another, oldest first', async () => {
@@ -333,11 +375,139 @@ describe('crash-loop protection', () => {
     await h.advance(HOUR);
     const turnedOff = h.store.get(task.id);
     expect(turnedOff.enabled).toBe(false);
-    expect(turnedOff.disabledReason?.en).toContain('its last 3 runs ended with the daemon dying');
-    expect(turnedOff.disabledReason?.['zh-CN']).toContain('它最近 3 次运行都以守护进程崩溃告终');
+    // The reason names each death (the run it happened during) and why it is put down to the task.
+    const reason = turnedOff.disabledReason?.en ?? '';
+    expect(reason).toContain('the daemon died during its runs 3 times in a row');
+    for (const started of h.executor.started) expect(reason).toContain(`between ${started.at} and`);
+    expect(reason).toContain('each time its run was the only thing going and no other cause was known');
+    expect(turnedOff.disabledReason?.['zh-CN']).toContain('守护进程在它的运行期间连续崩溃了 3 次');
     expect(h.executor.started).toHaveLength(3);
     history = runs(task.id);
     expect(history.map((run) => run.outcome)).toEqual(['crashed', 'crashed', 'crashed']);
+    expect(history[0]?.summary?.en).toContain('It counts against the task');
+    expect(h.emitted('schedule.crash').map((event) => [event.data.counted, event.data.streak])).toEqual([
+      [true, 1],
+      [true, 2],
+      [true, 3],
+    ]);
+  });
+
+  /**
+   * Runs `task`s' runs into three deaths of the daemon in a row (each run hangs; a retry comes
+   * after the crash back-off), with `before` done ahead of each death.
+   */
+  async function threeDeaths(before: () => void | Promise<void>): Promise<void> {
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(2_000);
+    for (const backOff of [5 * MINUTE, 20 * MINUTE, 0]) {
+      await before();
+      h.crash().start();
+      await h.advance(1_000);
+      await h.advance(backOff);
+    }
+  }
+
+  it('three deaths while another task’s run was going too are put down to neither task', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const first = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    const second = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    await threeDeaths(() => expect(h.scheduler.runningCount(first.id) + h.scheduler.runningCount(second.id)).toBe(2));
+    for (const [task, other] of [
+      [first, second],
+      [second, first],
+    ] as const) {
+      const now = h.store.get(task.id);
+      expect([now.enabled, now.crashStreak, now.consecutiveCrashes]).toEqual([true, [], 3]);
+      expect(runs(task.id).map((run) => run.outcome)).toEqual(['crashed', 'crashed', 'crashed']);
+      expect(runs(task.id)[0]?.summary?.en).toContain(
+        `It does not count against the task: runs of other tasks were going too ("${other.name}").`,
+      );
+    }
+    const told = h.emitted('schedule.crash').map((event) => event.data);
+    expect(told).toHaveLength(6);
+    expect(told.every((data) => !data.counted && data.streak === 0)).toBe(true);
+  });
+
+  it('three deaths across restarts of the computer (a power cut) are not put down to the task', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    let boot = 1;
+    await threeDeaths(() => {
+      h.boot = { id: `boot-${(boot += 1)}`, bootedAt: h.clock.now() };
+    });
+    expect(h.store.get(task.id)).toMatchObject({ enabled: true, crashStreak: [] });
+    expect(runs(task.id)[2]?.summary?.en).toContain(
+      'It does not count against the task: the computer restarted while the daemon ran',
+    );
+  });
+
+  it('three deaths while the database could not be written are not put down to the task', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    const health = storageHealth(h.db);
+    await threeDeaths(async () => {
+      const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      health.noteFailure(full);
+      // The daemon notes it in its life record (outside the write that failed).
+      await vi.waitFor(() =>
+        expect(fs.readFileSync(path.join(h.dir, 'scheduler-life.json'), 'utf8')).toContain('SQLITE_FULL'),
+      );
+    });
+    expect(h.store.get(task.id)).toMatchObject({ enabled: true, crashStreak: [] });
+    expect(runs(task.id)[0]?.summary?.en).toContain(
+      'It does not count against the task: the database could not be written (SQLITE_FULL, since',
+    );
+  });
+
+  it('three deaths while an agent run (a chat, the heartbeat) was going too are not put down to the task', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    const agentRuns = new RunStore(h.db);
+    const chat = agentRuns.create({ goal: 'tidy the downloads folder', project: 'default' });
+    agentRuns.transition(chat.id, 'running');
+    await threeDeaths(() => undefined);
+    expect(h.store.get(task.id)).toMatchObject({ enabled: true, crashStreak: [] });
+    expect(runs(task.id)[0]?.summary?.en).toContain(`other agent runs were going too (run ${chat.id})`);
+  });
+
+  it('a death the task’s run was not going at ends its streak: only deaths in a row count', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(2_000);
+    h.crash().start();
+    await h.advance(1_000);
+    expect(h.store.get(task.id).crashStreak).toHaveLength(1);
+    // The daemon dies again while nothing of the task is going (its retry waits 5 min).
+    h.crash().start();
+    await h.advance(1_000);
+    expect(h.store.get(task.id).crashStreak).toEqual([]);
+    for (const backOff of [5 * MINUTE, 20 * MINUTE]) {
+      await h.advance(backOff);
+      h.crash().start();
+      await h.advance(1_000);
+    }
+    expect(h.store.get(task.id)).toMatchObject({ enabled: true, consecutiveCrashes: 3 });
+    expect(h.store.get(task.id).crashStreak).toHaveLength(2);
+  });
+
+  it('a stop recorded as clean is no crash, even when it could not mark its runs suspended', async () => {
+    h = await makeHarness('2025-06-02T08:59:59Z');
+    const task = h.add({ cron: '0 9 * * *', timezone: 'UTC', steps: FIXED });
+    h.executor.behaviour = () => 'hang';
+    h.scheduler.start();
+    await h.advance(2_000);
+    // What a stop writes to its life record, with the run's row left as it was (the database failed).
+    const file = path.join(h.dir, 'scheduler-life.json');
+    const life = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...life, stopped_at: new Date(h.clock.now()).toISOString() }));
+    h.crash().start();
+    await h.advance(1_000);
+    expect(runs(task.id)[0]).toMatchObject({ outcome: 'interrupted' });
+    expect(h.store.get(task.id)).toMatchObject({ consecutiveCrashes: 0, crashStreak: [] });
+    expect(h.emitted('schedule.crash')).toEqual([]);
   });
 
   it('a clean stop suspends an agent run, which is followed again after the restart (not counted as a crash)', async () => {

@@ -1,9 +1,10 @@
-import { AppError, type EventData, type EventType, type Localized } from '@nextai/shared';
+import { AppError, MAX_CATCH_UP_EACH, type EventData, type EventType, type Localized } from '@nextai/shared';
 
 import type { Logger } from '../core/logger.js';
 import type { DueTimes } from './catch-up.js';
 import type { Clock } from './clock.js';
 import { CronSchedule, dayIn } from './cron.js';
+import { currentBoot, LifeRecord, type BootMark } from './daemon-life.js';
 import { DecisionWriter } from './decision-writer.js';
 import {
   couldNotStart,
@@ -45,9 +46,17 @@ export interface SchedulerOptions {
   recheckMs?: number;
   /** On battery, a non-urgent run waits for mains power at most this long (default 3 h). */
   batteryDeferMaxMs?: number;
+  /**
+   * Where the scheduler records its life for the next daemon (daemon-life.ts): whether it stopped
+   * cleanly, the machine's boot, a database that could not be written. Without it, whether the
+   * last daemon died is judged by the runs it left going alone.
+   */
+  lifeFile?: string;
+  /** This machine's boot (tests pretend the machine restarted). */
+  boot?: () => BootMark;
 }
 
-/** Cron times enumerated at most per look (more are counted as "at least this many"). */
+/** Cron times listed at most per look (more are counted, and the newest listed too: see dueTimes). */
 const ENUMERATION_LIMIT = 1000;
 
 interface Active {
@@ -71,8 +80,8 @@ interface Active {
  * timer armed for whatever is due next — no polling. A due run may be held back (emergency stop,
  * sleep, a locked screen for tasks that need it, battery for tasks that are not urgent), skipped
  * (the previous run still going, the task's daily cost cap reached) or caught up after downtime
- * per the task's policy. Failed runs are retried with back-off; a task whose runs keep dying with
- * the daemon is turned off. Every run, skip and deferral is recorded, announced as an event, and
+ * per the task's policy. Failed runs are retried with back-off; a task is turned off when the
+ * daemon dies three times in a row while its run alone was going (crash-judgement.ts). Every run, skip and deferral is recorded, announced as an event, and
  * every finished run also as an OS notification.
  *
  * This is the loop: the timer, the looks, and the runs going. What to do is decided in
@@ -97,6 +106,7 @@ export class Scheduler {
    */
   private readonly failedUntil = new Map<string, number>();
   private readonly writer: DecisionWriter;
+  private readonly life: LifeRecord | undefined;
   private cancelTimer: (() => void) | undefined;
   private evaluating: Promise<void> | undefined;
   private again = false;
@@ -114,6 +124,7 @@ export class Scheduler {
     this.maxSleepMs = options.maxSleepMs ?? 60_000;
     this.recheckMs = options.recheckMs ?? 5 * 60_000;
     this.batteryDeferMaxMs = options.batteryDeferMaxMs ?? 3 * 3600_000;
+    this.life = options.lifeFile === undefined ? undefined : new LifeRecord(options.lifeFile, options.log);
     this.writer = new DecisionWriter({
       store: options.store,
       events: options.events,
@@ -126,14 +137,20 @@ export class Scheduler {
   }
 
   /**
-   * Deals with runs the last daemon left going — a clean stop suspended them, a crash did not —
-   * then looks at what is due (runs missed while the daemon was down are caught up now).
-   * Call before agent runs are resumed, so a run whose task is turned off is not resumed first.
+   * Deals with how the last daemon ended and the runs it left going — a clean stop suspended
+   * them, a death did not; whether a death is put down to a task is judged in
+   * crash-judgement.ts — then looks at what is due (runs missed while the daemon was down are
+   * caught up now). Call before agent runs are resumed, so that a run whose task is turned off is
+   * not resumed first, and so that the agent runs going when the last daemon died are seen.
    */
   start(): void {
     if (this.started) return;
     this.started = true;
     const { store, events, executor, log, clock } = this.options;
+    const now = clock.now();
+    const previous = this.life?.read();
+    const boot = (this.options.boot ?? currentBoot)();
+    this.life?.begin(now, boot);
     recoverRuns(
       {
         store,
@@ -142,10 +159,18 @@ export class Scheduler {
         writer: this.writer,
         log,
         follow: (task, run, runId) => this.reattach(task, run, runId),
+        previous,
+        boot,
       },
-      clock.now(),
+      now,
     );
+    // A database that cannot be written is noted in the life record while it lasts: if the
+    // daemon dies meanwhile, the next one does not put the death down to a task.
+    const health = store.health();
+    const noteHealth = () => this.life?.storage(health.failing);
+    noteHealth();
     this.unsubscribers.push(
+      health.onChange(noteHealth),
       this.options.presence.onChange(() => this.poke()),
       this.options.presence.onSleep((sleeping) => {
         this.sleeping = sleeping;
@@ -190,6 +215,8 @@ export class Scheduler {
       }
     }
     this.active.clear();
+    // Last: a stop that did not get this far is not a clean one.
+    this.life?.stopped(now);
   }
 
   /** Something changed (a task, the emergency stop, power): look again now. */
@@ -304,6 +331,7 @@ export class Scheduler {
             after.push(...actions);
             this.failedUntil.delete(id);
           } catch (error) {
+            store.health().noteFailure(error);
             this.failedUntil.set(id, clock.now() + this.maxSleepMs);
             this.options.log.error('could not fire a scheduled task; looking again in a minute', {
               task: name,
@@ -314,6 +342,7 @@ export class Scheduler {
       });
     } catch (error) {
       // The commit failed: nothing of this look is on disk, so nothing of it starts.
+      store.health().noteFailure(error);
       for (const { id } of due) this.failedUntil.set(id, clock.now() + this.maxSleepMs);
       this.options.log.error('could not record what the scheduler decided; looking again in a minute', {
         error: (error as Error).message,
@@ -325,7 +354,8 @@ export class Scheduler {
 
   /** A cron time or a retry of the task is due. */
   private isDue(task: ScheduleTask, now: number): boolean {
-    return this.dueTimes(task, now) !== undefined || (task.retry !== null && task.retry.at <= now);
+    const next = this.cronOf(task).next(task.cursorAt);
+    return (next !== null && next <= now) || (task.retry !== null && task.retry.at <= now);
   }
 
   /** What to do with a task that is due, with what the scheduler knows now (see {@link decideDue}). */
@@ -462,15 +492,20 @@ export class Scheduler {
     this.track(task, run, budget, undefined, (context) => this.options.executor.reattach(task, runId, context));
   }
 
-  /** Cron times of a task due now, or undefined when none is. */
+  /**
+   * Cron times of a task due now, or undefined when none is. More than can be listed (a long
+   * downtime of a frequent task) are counted, and the newest listed too: what is skipped, run or
+   * kept always has its true count, its true first and last time (see DueTimes).
+   */
   private dueTimes(task: ScheduleTask, now: number): DueTimes | undefined {
     const schedule = this.cronOf(task);
-    const first = schedule.next(task.cursorAt);
-    if (first === null || first > now) return undefined;
     const times = schedule.between(task.cursorAt, now, ENUMERATION_LIMIT);
-    const truncated = times.length === ENUMERATION_LIMIT;
-    const latest = truncated ? (schedule.latestAtOrBefore(now) ?? times.at(-1)!) : times.at(-1)!;
-    return { times, total: truncated ? times.length + 1 : times.length, latest };
+    const last = times.at(-1);
+    if (last === undefined) return undefined;
+    if (times.length < ENUMERATION_LIMIT) return { times, total: times.length, latest: last };
+    const recent = schedule.recent(task.cursorAt, now, MAX_CATCH_UP_EACH + 1);
+    const total = Math.max(schedule.count(task.cursorAt, now), times.length);
+    return { times, total, recent, latest: recent.at(-1) ?? last };
   }
 
   private cronOf(task: ScheduleTask): CronSchedule {

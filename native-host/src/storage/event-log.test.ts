@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import type { AppError } from '@nextai/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../core/logger.js';
@@ -117,6 +118,52 @@ describe('EventLog', () => {
     expect(events.missedSince(0, events.logId).events.map((event) => event.data.call_id)).toEqual(['c1', 'c2']);
     // What came after is written after them.
     expect(events.append('tool.started', started(3)).seq).toBe(3);
+  });
+
+  it('refuses with a message that says what is wrong and what to do, in both languages', async () => {
+    const events = await freshLog();
+    db?.pragma('query_only = ON');
+    let refused: unknown;
+    try {
+      events.append('tool.started', started(1));
+    } catch (error) {
+      refused = error;
+    }
+    db?.pragma('query_only = OFF');
+    expect(refused).toMatchObject({ code: 'STORAGE_ERROR', details: { problem: 'read_only', data_dir: dir } });
+    expect((refused as Error).message).toContain(`Make ${dir} and the files in it writable`);
+    expect((refused as AppError).translations?.['zh-CN']).toContain(`请让当前用户可以写入 ${dir}`);
+  });
+
+  it('announces what listeners must hear now even when it cannot be written, and writes it later without telling again', async () => {
+    const events = await freshLog();
+    const health = storageHealth(db as Db);
+    health.retryMs = 20;
+    events.append('tool.started', started(1));
+    const heard: { seq: number; type: string }[] = [];
+    events.subscribe((event) => heard.push({ seq: event.seq, type: event.type }));
+
+    db?.pragma('query_only = ON');
+    expect(events.record('tool.started', started(2))).toBeUndefined();
+    const told = events.announce('policy.changed', { source: 'test', summary: 'narrower' });
+    // Told at once, with the seq of the newest event written (nothing newer exists yet).
+    expect(told).toMatchObject({ seq: 1, type: 'policy.changed' });
+    expect(heard).toEqual([{ seq: 1, type: 'policy.changed' }]);
+    expect(events.lastSeq()).toBe(1);
+
+    db?.pragma('query_only = OFF');
+    await expect.poll(() => events.deferredCount, { timeout: 5000 }).toBe(0);
+    // Written in the order things happened; only what was not told yet is told now.
+    expect(events.missedSince(1, events.logId).events.map((event) => event.type)).toEqual([
+      'tool.started',
+      'policy.changed',
+    ]);
+    expect(heard).toEqual([
+      { seq: 1, type: 'policy.changed' },
+      { seq: 2, type: 'tool.started' },
+    ]);
+    // While it can be written, an announcement is an ordinary event.
+    expect(events.announce('policy.changed', { source: 'test', summary: 'again' })).toMatchObject({ seq: 4 });
   });
 
   it('while another process holds the lock, waits its busy timeout once, not at every event', async () => {

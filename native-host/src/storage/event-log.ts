@@ -4,6 +4,7 @@ import {
   AppError,
   EVENT_DATA_SCHEMAS,
   describeZodError,
+  say,
   type DaemonEvent,
   type EventData,
   type EventType,
@@ -11,6 +12,7 @@ import {
 
 import type { Db } from './database.js';
 import { storageHealth, type StorageHealth } from './storage-health.js';
+import { asStorageError } from './storage-writes.js';
 
 export interface EventLogOptions {
   /** Events kept after pruning; older ones can no longer be replayed (subscribers see a gap). */
@@ -28,6 +30,8 @@ interface DeferredEvent {
   type: EventType;
   time: string;
   data: Record<string, unknown>;
+  /** Listeners heard it already (announce): written without telling them again. */
+  told?: boolean;
 }
 
 interface EventRow {
@@ -46,6 +50,7 @@ interface EventRow {
  * for the daemon's own bookkeeping (a client came or went, the power changed): it never throws —
  * while the database cannot be written the event waits in memory and is written, in order, with
  * its original time, as soon as writing works again (listeners hear it then, with its seq).
+ * `announce` is for what listeners must hear now even when it cannot be written (see there).
  */
 export class EventLog {
   readonly logId: string;
@@ -56,6 +61,8 @@ export class EventLog {
   private readonly selectLatestAfter;
   private readonly countAfter;
   private appendsSincePrune = 0;
+  /** The seq of the newest event written (what an event told before it is written carries). */
+  private lastWritten: number;
   private readonly deferred: DeferredEvent[] = [];
   private droppedWhileFailing = 0;
 
@@ -72,6 +79,7 @@ export class EventLog {
       'SELECT * FROM (SELECT seq, type, time, data FROM events WHERE seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
     );
     this.countAfter = db.prepare<[number], number>('SELECT COUNT(*) FROM events WHERE seq > ?').pluck();
+    this.lastWritten = this.lastSeq();
   }
 
   /**
@@ -87,10 +95,7 @@ export class EventLog {
     try {
       event = this.write(type, new Date().toISOString(), parsed);
     } catch (error) {
-      if (!this.health.noteFailure(error)) throw error;
-      throw new AppError('STORAGE_ERROR', `Could not write to the database: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw asStorageError(this.db, say('this change', '这项更改'), error);
     }
     this.notify(event);
     return event;
@@ -126,6 +131,38 @@ export class EventLog {
         type,
         error: (error as Error).message,
       });
+      return undefined;
+    }
+  }
+
+  /**
+   * An event listeners must hear now whether or not it can be written: writing stopped working
+   * (which cannot be written, by definition), a policy now in force that ends the terminals it no
+   * longer allows. Written and told like {@link record} when the database can be written.
+   * Otherwise it is told at once — not in the log yet, so it carries the seq of the newest event
+   * that is, and a client that reconnects later does not get it replayed — and written, without
+   * telling anyone again, once writing works. Never throws.
+   */
+  announce<T extends EventType>(type: T, data: EventData<T>): DaemonEvent | undefined {
+    try {
+      const parsed = this.parse(type, data);
+      const time = new Date().toISOString();
+      if (!this.health.failing && this.deferred.length === 0) {
+        try {
+          const event = this.write(type, time, parsed);
+          this.notifyQuietly(event);
+          return event;
+        } catch (error) {
+          if (!this.health.noteFailure(error)) throw error;
+        }
+      }
+      this.defer({ type, time, data: parsed, told: true });
+      // A seq must be positive on the wire; a log with nothing written yet has none to lend.
+      const event: DaemonEvent = { seq: Math.max(1, this.newestWrittenSeq()), type, time, data: parsed };
+      this.notifyQuietly(event);
+      return event;
+    } catch (error) {
+      this.health.log?.error('could not announce an event', { type, error: (error as Error).message });
       return undefined;
     }
   }
@@ -178,6 +215,7 @@ export class EventLog {
   /** Inserts one event; a write that works tells the health so (writing works again). */
   private write(type: EventType, time: string, data: Record<string, unknown>): DaemonEvent {
     const info = this.insert.run(type, time, JSON.stringify(data));
+    this.lastWritten = Number(info.lastInsertRowid);
     this.health.noteSuccess();
     if (++this.appendsSincePrune >= 1000) {
       try {
@@ -236,13 +274,22 @@ export class EventLog {
         continue;
       }
       this.deferred.shift();
-      this.notifyQuietly(event);
+      if (!next.told) this.notifyQuietly(event);
     }
     if (this.droppedWhileFailing > 0) {
       this.health.log?.warn('events were dropped while the database could not be written', {
         dropped: this.droppedWhileFailing,
       });
       this.droppedWhileFailing = 0;
+    }
+  }
+
+  /** The log's last seq, or the last this object wrote when even reading fails (a failing disk). */
+  private newestWrittenSeq(): number {
+    try {
+      return this.lastSeq();
+    } catch {
+      return this.lastWritten;
     }
   }
 

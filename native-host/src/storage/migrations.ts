@@ -353,6 +353,20 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     data: moveRunImages,
   },
+  {
+    version: 14,
+    name: 'scheduled tasks: the daemon deaths put down to a task alone, and the times a catch-up row stands for',
+    sql: `
+      -- The daemon's deaths in a row put down to this task alone (JSON list: when each was found,
+      -- the run it died during and when that run started); at three the task is turned off.
+      -- consecutive_crashes still counts every death during one of its runs, whatever else was
+      -- going: it sets how long a retry waits.
+      ALTER TABLE schedules ADD COLUMN crash_streak TEXT;
+      -- The oldest of the earlier cron times a run also stands for (catch-up 'once') or a skip
+      -- covers (JSON list of ISO times, at most 50; NULL for none): 'missed' counts all of them.
+      ALTER TABLE schedule_runs ADD COLUMN missed_times TEXT;
+    `,
+  },
 ];
 
 /**

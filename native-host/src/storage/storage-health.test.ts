@@ -98,4 +98,27 @@ describe('storage conditions', () => {
     await expect.poll(() => recovered, { timeout: 5000 }).toBe(1);
     expect(health.failing).toBeUndefined();
   });
+
+  it('tells who follows it once when writing starts failing and once when it works again, not at every write', async () => {
+    const { db } = await freshDb();
+    const health = storageHealth(db);
+    health.retryMs = 20;
+    const seen: (string | undefined)[] = [];
+    health.onChange(() => seen.push(health.failing?.code));
+    db.pragma('query_only = ON');
+    for (let i = 0; i < 5; i++) {
+      expect(
+        health.noteFailure(errorOf(() => db.prepare("INSERT INTO meta (key, value) VALUES ('x', 'y')").run())),
+      ).toBe(true);
+    }
+    // Never inside the write that noticed it.
+    expect(seen).toEqual([]);
+    await expect.poll(() => seen).toEqual(['SQLITE_READONLY']);
+
+    db.pragma('query_only = OFF');
+    await expect.poll(() => seen, { timeout: 5000 }).toEqual(['SQLITE_READONLY', undefined]);
+    health.noteSuccess();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['SQLITE_READONLY', undefined]);
+  });
 });

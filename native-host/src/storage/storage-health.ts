@@ -50,6 +50,7 @@ export class StorageHealth {
   retryMs = 2000;
   private failure: StorageFailure | undefined;
   private readonly recoveredListeners = new Set<() => void>();
+  private readonly changeListeners = new Set<() => void>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -72,6 +73,7 @@ export class StorageHealth {
     if (!this.failure) {
       this.failure = { ...failure, since: new Date().toISOString() };
       this.log?.warn('the database cannot be written now; waiting for it and trying again', failure);
+      this.tellChanged();
     }
     this.startRetrying();
     return true;
@@ -85,21 +87,24 @@ export class StorageHealth {
     this.stopRetrying();
     this.log?.info('the database can be written again', { code, failing_since: since });
     // Never inside the write that noticed it (an event being appended, a transaction).
-    setImmediate(() => {
-      for (const listener of [...this.recoveredListeners]) {
-        try {
-          listener();
-        } catch (error) {
-          this.log?.error('a listener for the database working again failed', { error: (error as Error).message });
-        }
-      }
-    });
+    setImmediate(() => this.call(this.recoveredListeners, 'working again'));
+    this.tellChanged();
   }
 
   /** Called (outside any write) each time writing works again after failing. Returns the unsubscribe function. */
   onRecovered(listener: () => void): () => void {
     this.recoveredListeners.add(listener);
     return () => this.recoveredListeners.delete(listener);
+  }
+
+  /**
+   * Called (outside any write, after the `onRecovered` listeners) each time writing starts failing
+   * or works again; {@link failing} says which. Calls may come after the state moved on again: a
+   * listener reads the state then, not what it was when it was queued.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /**
@@ -138,6 +143,21 @@ export class StorageHealth {
   close(): void {
     this.stopRetrying();
     this.recoveredListeners.clear();
+    this.changeListeners.clear();
+  }
+
+  private tellChanged(): void {
+    setImmediate(() => this.call(this.changeListeners, 'changing'));
+  }
+
+  private call(listeners: Set<() => void>, what: string): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.log?.error(`a listener for the database ${what} failed`, { error: (error as Error).message });
+      }
+    }
   }
 
   private startRetrying(): void {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { messageTranslationsSchema } from '../i18n.js';
 import { RUN_EVENT_SCHEMAS } from './runs.js';
 import { SCHEDULE_EVENT_SCHEMAS } from './schedules.js';
+import { STORAGE_EVENT_SCHEMAS } from './storage.js';
 
 /**
  * Everything that happens in the daemon is an event with a per-daemon increasing `seq`, kept in
@@ -12,6 +13,16 @@ import { SCHEDULE_EVENT_SCHEMAS } from './schedules.js';
 export const EVENT_DATA_SCHEMAS = {
   'daemon.started': z.object({ pid: z.number().int(), version: z.string() }),
   'daemon.stopping': z.object({ reason: z.string() }),
+  /**
+   * A graceful stop waits for the tool calls still running: said when their number changes, and
+   * once more (with `ended`) when the wait is over — they finished, the grace period ran out (the
+   * rest are aborted), or a second stop said not to wait.
+   */
+  'daemon.draining': z.object({
+    running_calls: z.number().int().nonnegative(),
+    remaining_ms: z.number().int().nonnegative(),
+    ended: z.enum(['finished', 'grace_over', 'hurried']).optional(),
+  }),
   'client.connected': z.object({
     client_id: z.string(),
     kind: z.string(),
@@ -80,6 +91,7 @@ export const EVENT_DATA_SCHEMAS = {
   'terminal.shell_ended': z.object({ session_id: z.string(), shell: z.string(), reason: z.string() }),
   ...RUN_EVENT_SCHEMAS,
   ...SCHEDULE_EVENT_SCHEMAS,
+  ...STORAGE_EVENT_SCHEMAS,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA_SCHEMAS;

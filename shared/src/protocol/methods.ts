@@ -17,6 +17,7 @@ import { eventSchema } from './events.js';
 import { RUN_METHODS } from './runs.js';
 import { SCHEDULE_METHODS } from './schedules.js';
 import { SETTINGS_METHODS } from './settings.js';
+import { storageHealthSchema } from './storage.js';
 
 export interface MethodSpec<Params extends z.ZodType = z.ZodType, Result extends z.ZodType = z.ZodType> {
   readonly params: Params;
@@ -216,6 +217,8 @@ export const DAEMON_METHODS = {
       uptime_ms: z.number(),
       clients: z.array(connectedClientSchema),
       last_event_seq: z.number().int(),
+      /** Whether the database can be written, and when not, why and what to do (absent from daemons before it was reported). */
+      storage: storageHealthSchema.optional(),
     }),
   },
   'daemon.ping': {
@@ -223,8 +226,26 @@ export const DAEMON_METHODS = {
     result: z.object({ payload: z.string().optional(), time: z.number() }),
   },
   'daemon.shutdown': {
-    params: z.object({ reason: z.string().max(200).optional() }),
-    result: z.object({ stopping: z.literal(true) }),
+    params: z.object({
+      reason: z.string().max(200).optional(),
+      /**
+       * How long running tool calls may go on finishing before they are aborted: 0 stops now;
+       * absent, the daemon's `daemon.stop_grace_seconds` (30 s by default).
+       */
+      grace_ms: z
+        .number()
+        .int()
+        .min(0)
+        .max(60 * 60 * 1000)
+        .optional(),
+    }),
+    result: z.object({
+      stopping: z.literal(true),
+      /** The grace period the stop takes (absent from daemons before it had one). */
+      grace_ms: z.number().int().optional(),
+      /** Tool calls running when it was asked: the stop waits for them, up to the grace period. */
+      running_calls: z.number().int().optional(),
+    }),
   },
   'tools.list': {
     params: z.object({}),

@@ -138,6 +138,8 @@ export const scheduleRunViewSchema = z.object({
   attempt: z.number().int(),
   /** Earlier cron times this run also stands for (catch-up `once`), or that a skip covers. */
   missed: z.number().int(),
+  /** The oldest of those (ISO 8601, oldest first, at most 50): `missed` counts them all. */
+  missed_times: z.array(z.string()).optional(),
   duration_ms: z.number().nullable(),
   cost_usd: z.number(),
   /** How it went, in English; `summary_translations` has it in the panel's other languages. */
@@ -302,6 +304,19 @@ export const SCHEDULE_EVENT_SCHEMAS = {
     summary: z.string().optional(),
     summary_translations: messageTranslationsSchema.optional(),
     run_id: z.string().optional(),
+  }),
+  /**
+   * The daemon died while a run of the task was going: whether the death is put down to the task
+   * (`counted`: it was the only thing going and no other cause is known), how many in a row are
+   * (at 3 it is turned off), and why.
+   */
+  'schedule.crash': z.object({
+    schedule_id: z.string(),
+    history_id: z.string(),
+    counted: z.boolean(),
+    streak: z.number().int(),
+    reason: z.string(),
+    reason_translations: messageTranslationsSchema.optional(),
   }),
   /** A due run waits for a condition (battery, screen, emergency stop, sleep). */
   'schedule.deferred': z.object({

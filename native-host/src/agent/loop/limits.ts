@@ -52,10 +52,39 @@ export function callCost(usage: Usage, price: ModelPrice | undefined): number {
   return price ? costOf(usage, price) : 0;
 }
 
-/**
- * Adds a model call to what the run has used (its tokens, cost and `turns` model turns) and
- * announces the new totals; returns the call's cost.
- */
+/** A model call's usage, counted in the same write as its step. */
+export interface CountedUsage {
+  usage: Usage;
+  model: string;
+  price: ModelPrice | undefined;
+  cost: number;
+}
+
+/** Adds a model call's usage to the run's totals; call it inside the write of the call's step. */
+export function addUsage(runtime: LoopRuntime, counted: CountedUsage, turns: number): void {
+  runtime.services.runs.addUsage(runtime.runId, {
+    inputTokens: counted.usage.inputTokens,
+    outputTokens: counted.usage.outputTokens,
+    costUsd: counted.cost,
+    costKnown: counted.price !== undefined,
+    turns,
+    model: counted.model,
+  });
+}
+
+/** Tells the panel the run's totals once they are written. */
+export function emitUsage(runtime: LoopRuntime): void {
+  const run = runtime.services.runs.get(runtime.runId);
+  runtime.emit('run.usage', {
+    run_id: runtime.runId,
+    input_tokens: run.usage.inputTokens,
+    output_tokens: run.usage.outputTokens,
+    cost_usd: run.usage.costUsd,
+    turns: run.turns,
+  });
+}
+
+/** Counts a model call that has no step of its own (a summary), and tells the panel. */
 export function recordUsage(
   runtime: LoopRuntime,
   usage: Usage,
@@ -64,20 +93,7 @@ export function recordUsage(
   turns: number,
 ): number {
   const cost = callCost(usage, price);
-  const run = runtime.services.runs.addUsage(runtime.runId, {
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    costUsd: cost,
-    costKnown: price !== undefined,
-    turns,
-    model,
-  });
-  runtime.emit('run.usage', {
-    run_id: runtime.runId,
-    input_tokens: run.usage.inputTokens,
-    output_tokens: run.usage.outputTokens,
-    cost_usd: run.usage.costUsd,
-    turns: run.turns,
-  });
+  addUsage(runtime, { usage, model, price, cost }, turns);
+  emitUsage(runtime);
   return cost;
 }

@@ -16,6 +16,7 @@ import type { QuestionStore } from '../question-store.js';
 import { internImages } from '../run-images.js';
 import { transitionRun, type RunEvents } from '../run-transition.js';
 import type { RunError, RunRecord, RunState, RunStore, StepIntent } from '../run-store.js';
+import { addUsage, emitUsage, type CountedUsage } from './limits.js';
 import type { LoopState } from './loop-state.js';
 
 /** The model a run talks to, chosen when the loop starts (the config may change between runs). */
@@ -60,6 +61,8 @@ export interface LoopOptions {
   maxOutputTokens: number;
   /** Pause before an automatic retry of a read-only tool; doubled each time. */
   retryDelayMs: number;
+  /** Pause before asking again for an answer that broke off; doubled each time. */
+  modelRetryDelayMs: number;
 }
 
 export const DEFAULT_OPTIONS: LoopOptions = {
@@ -67,6 +70,7 @@ export const DEFAULT_OPTIONS: LoopOptions = {
   contextBudgetTokens: 120_000,
   maxOutputTokens: 8192,
   retryDelayMs: 250,
+  modelRetryDelayMs: 1000,
 };
 
 /** A step to write once it is done: with its intent too when that was not written before acting. */
@@ -74,6 +78,8 @@ export interface FinishedStep {
   step: number;
   intent?: StepIntent;
   result: unknown;
+  /** A model call's usage, added to the run's totals in the step's own write. */
+  usage?: CountedUsage;
 }
 
 /** Why the loop was asked to stop driving. */
@@ -135,12 +141,15 @@ export class LoopRuntime {
   }
 
   /** A finished step (intent included when it was not written before acting) and the checkpoint, in one transaction. */
-  commit(step: FinishedStep): void {
+  commit(step: FinishedStep, also?: () => void): void {
     this.services.runs.atomically(() => {
       if (step.intent) this.services.runs.recordStep(this.runId, step.step, step.intent, step.result);
       else this.services.runs.recordResult(this.runId, step.step, step.result);
+      if (step.usage) addUsage(this, step.usage, 1);
+      also?.();
       this.checkpoint();
     });
+    if (step.usage) emitUsage(this);
   }
 
   /** A step number for an action whose intent is written only with its result. */

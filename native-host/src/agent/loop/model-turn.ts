@@ -1,9 +1,12 @@
-import { toAppError } from '@nextai/shared';
+import { AppError, say, toAppError } from '@nextai/shared';
+
+import { sleep } from '../../core/sleep.js';
 
 import { isStorageFailure } from '../../storage/storage-health.js';
 import { isRecord } from '../context.js';
 import type { Message, ModelEvent, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
-import { recordUsage } from './limits.js';
+import { isTransientModelError } from '../providers/sse.js';
+import { callCost } from './limits.js';
 import { Interrupted, toRunError, type FinishedStep, type Interrupt, type LoopRuntime } from './loop-runtime.js';
 
 /** What the model said in one turn, and its step, written once the loop state that follows is ready. */
@@ -97,19 +100,40 @@ export async function readReply(
   return { text, calls, parseErrors, usage, stopReason };
 }
 
+/** The model calls one turn may make when an answer breaks off (a drop, a stall, an error event). */
+export const MODEL_ATTEMPTS = 4;
+
+/**
+ * Whether a failed model call is tried again at once: only a failure of the answer itself (the
+ * request was taken, then the stream dropped, stalled or sent an error) — a request the
+ * provider client already retried (attempts in its details) is not retried again here.
+ */
+export function retryModelCallNow(error: AppError, attempt: number): boolean {
+  const details = error.details as { attempts?: unknown } | undefined;
+  return attempt < MODEL_ATTEMPTS && isTransientModelError(error) && details?.attempts === undefined;
+}
+
 /**
  * One model turn: the conversation and the tools go to the model, its text is streamed out as
  * it comes, and its reply joins the conversation. 'restart' when a steer cut the call short
- * (it is asked again with the new instruction). A model call changes nothing outside, so its
- * step is written once, with its result.
+ * (it is asked again with the new instruction). An answer that breaks off is asked for again,
+ * each attempt its own step, so the panel shows the broken one as failed and nothing is counted
+ * twice. A model call changes nothing outside, so its step is written once, with its result.
  */
 export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | ModelTurn> {
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await attemptModelCall(runtime, attempt);
+    if (outcome !== 'again') return outcome;
+  }
+}
+
+async function attemptModelCall(runtime: LoopRuntime, attempt: number): Promise<'restart' | 'again' | ModelTurn> {
   const { runId, services, state } = runtime;
   const run = runtime.run;
   const { provider, model, price } = services.model();
   runtime.ensureRunning();
   const step = runtime.reserveStep();
-  const intent = { kind: 'model_call', turn: state.turns + 1, model };
+  const intent = { kind: 'model_call', turn: state.turns + 1, model, ...(attempt > 1 ? { attempt } : {}) };
   const started = performance.now();
   runtime.emit('run.step', { run_id: runId, step, kind: 'model_call', phase: 'started' });
   let reply: StreamedReply;
@@ -147,25 +171,31 @@ export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | M
       return 'restart';
     }
     const appError = toAppError(error, 'UNAVAILABLE');
-    const { code, message, translations } = appError;
-    services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(appError) });
+    const again = retryModelCallNow(appError, attempt);
+    const delayMs = runtime.options.modelRetryDelayMs * 2 ** (attempt - 1);
+    const shown = again ? tryingAgain(appError, delayMs, attempt + 1) : appError;
+    // The step says what happened to it, the retry included: it is what the panel shows later too.
+    services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(shown) });
     runtime.emit('run.step', {
       run_id: runId,
       step,
       kind: 'model_call',
       phase: 'finished',
       ok: false,
-      error_code: code,
-      summary: message,
-      ...(translations ? { summary_translations: translations } : {}),
+      error_code: appError.code,
+      summary: shown.message,
+      ...(shown.translations ? { summary_translations: shown.translations } : {}),
     });
-    throw appError;
+    if (!again) throw appError;
+    await sleep(delayMs, runtime.modelSignal()).catch(() => undefined);
+    if (runtime.interrupt !== undefined) throw new Interrupted(runtime.interrupt);
+    return runtime.turnCut ? 'restart' : 'again';
   }
   const { text, calls, parseErrors, usage, stopReason } = reply;
-  const cost = recordUsage(runtime, usage, model, price, 1);
   state.turns += 1;
   const message = assistantMessage(text, calls);
   if (message) state.messages.push(message);
+  const cost = callCost(usage, price);
   const result = {
     ok: true,
     stop_reason: stopReason,
@@ -185,5 +215,26 @@ export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | M
     output_tokens: usage.outputTokens,
     cost_usd: cost,
   });
-  return { text, calls, parseErrors, cutOff: stopReason === 'max_tokens', step: { step, intent, result } };
+  // The usage is counted with the step, in its write: an answer lost to a crash before that
+  // write is asked for again and counted once.
+  const counted = { usage, model, price, cost };
+  return {
+    text,
+    calls,
+    parseErrors,
+    cutOff: stopReason === 'max_tokens',
+    step: { step, intent, result, usage: counted },
+  };
+}
+
+/** What the panel shows for an answer that broke off and is asked for again. */
+function tryingAgain(error: AppError, delayMs: number, nextAttempt: number): AppError {
+  const seconds = Math.max(1, Math.round(delayMs / 1000));
+  return new AppError(
+    error.code,
+    say(
+      `${error.message} Trying again in ${seconds} s (attempt ${nextAttempt} of ${MODEL_ATTEMPTS}).`,
+      `${error.translations?.['zh-CN'] ?? error.message} ${seconds} 秒后重试（第 ${nextAttempt} 次，共 ${MODEL_ATTEMPTS} 次）。`,
+    ),
+  );
 }

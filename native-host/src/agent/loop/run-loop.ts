@@ -1,7 +1,8 @@
 import { AppError, toAppError } from '@nextai/shared';
 
 import { isStorageFailure, storageFailureOf } from '../../storage/storage-health.js';
-import { settleRun, waitingForStorage, type RunOutcome } from '../run-transition.js';
+import { isTransientModelError } from '../providers/sse.js';
+import { settleRun, waitingForModel, waitingForStorage, type RunOutcome } from '../run-transition.js';
 import { commitPending, executePending } from './act.js';
 import { askWhenStuck, mustAskPerson } from './ask-when-stuck.js';
 import { checkLimits } from './limits.js';
@@ -42,6 +43,8 @@ export class RunLoop {
   storageTrouble: { error: unknown; unrecorded: RunOutcome | undefined } | undefined;
   private readonly runtime: LoopRuntime;
   private stopReason = 'stopped by the person';
+  /** Draining for a graceful stop (see drain), and not yet shut down. */
+  private draining = false;
   private readonly incomingNotes: string[] = [];
   /** Calls found after a restart that never ran (approval pending or refused, ask_user): their steps. */
   private reissued = new Map<string, number>();
@@ -66,7 +69,8 @@ export class RunLoop {
 
   /** Parks the run after the action in progress (an in-flight model call is abandoned and redone later). */
   pause(): void {
-    if (this.runtime.interrupt === undefined) this.runtime.interrupt = 'pause';
+    // A pause asked while the loop drains holds across the restart: the run waits for the person then too.
+    if (this.runtime.interrupt === undefined || this.draining) this.runtime.interrupt = 'pause';
     this.runtime.turnAbort.abort(new Interrupted('pause'));
   }
 
@@ -79,8 +83,23 @@ export class RunLoop {
 
   /** The daemon is going away: stop driving, leave the run as it is so it resumes at the next start. */
   shutdown(): void {
+    this.draining = false;
     if (this.runtime.interrupt !== 'stop') this.runtime.interrupt = 'shutdown';
     this.runtime.runAbort.abort(new Interrupted('shutdown'));
+  }
+
+  /**
+   * The daemon is stopping gracefully: the tool call in progress goes on, and its result is
+   * committed with the checkpoint as usual; the loop then stops before its next step and leaves
+   * the run to resume at the next start — with that result, not "outcome unknown". A model call
+   * in progress is abandoned now: it changes nothing outside, and is made again after the restart.
+   * A later shutdown() abandons the tool call too.
+   */
+  drain(): void {
+    if (this.runtime.interrupt !== undefined) return;
+    this.draining = true;
+    this.runtime.interrupt = 'shutdown';
+    this.runtime.turnAbort.abort(new Interrupted('shutdown'));
   }
 
   /** A new instruction: shown to the model at its next turn; a model call in progress starts over with it. */
@@ -161,11 +180,7 @@ export class RunLoop {
   private finish(text: string, step: FinishedStep): void {
     const { runId, services } = this.runtime;
     const answer = text.trim();
-    services.runs.atomically(() => {
-      services.runs.recordStep(runId, step.step, step.intent ?? { kind: 'model_call' }, step.result);
-      services.runs.setResult(runId, answer);
-      this.runtime.checkpoint();
-    });
+    this.runtime.commit(step, () => services.runs.setResult(runId, answer));
     services.recordAnswer(this.runtime.run, answer);
     this.runtime.transition('finished');
   }
@@ -184,6 +199,8 @@ export class RunLoop {
       this.storageTrouble = { error, unrecorded: undefined };
       log.warn('a run waits: the database cannot be written', { run_id: this.runId, error: storage.message });
       outcome = waitingForStorage(storage.message);
+    } else if (isTransientModelError(error)) {
+      outcome = waitingForModel(error as AppError);
     } else {
       const appError = toAppError(error, 'INTERNAL');
       if (appError.code === 'INTERNAL') {

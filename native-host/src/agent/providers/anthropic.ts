@@ -1,6 +1,14 @@
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
-import { asNumber, asRecord, asString, postForStream, type ProviderOptions } from './provider-options.js';
+import {
+  asNumber,
+  asRecord,
+  asString,
+  callSignal,
+  postForStream,
+  retryPolicy,
+  type ProviderOptions,
+} from './provider-options.js';
 import { redactSecrets } from './retry.js';
 import { readServerSentEvents } from './sse.js';
 import {
@@ -93,11 +101,26 @@ export class AnthropicProvider implements ModelProvider {
   async *stream(request: ModelRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent> {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (this.options.apiKey !== undefined) headers['x-api-key'] = this.options.apiKey;
+    const policy = retryPolicy(this.options);
+    const call = callSignal(policy, options.signal, TARGET_LABEL);
+    try {
+      yield* this.answer(request, headers, call.signal, policy.streamIdleMs);
+    } finally {
+      call.done();
+    }
+  }
+
+  private async *answer(
+    request: ModelRequest,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    idleMs: number,
+  ): AsyncGenerator<ModelEvent> {
     const body = await postForStream(this.options, {
       path: '/v1/messages',
       headers,
       body: toAnthropicBody(request),
-      signal: options.signal,
+      signal,
       providerLabel: TARGET_LABEL,
       apiKeyEnvironment: KEY_ENVIRONMENT,
     });
@@ -106,7 +129,7 @@ export class AnthropicProvider implements ModelProvider {
     let inputTokens = 0;
     let outputTokens = 0;
     let reason: StopReason = 'other';
-    for await (const event of readServerSentEvents(body)) {
+    for await (const event of readServerSentEvents(body, { idleMs, signal, label: TARGET_LABEL })) {
       const data = parseData(event.data, event.event);
       switch (data.type) {
         case 'message_start': {
@@ -171,10 +194,14 @@ export class AnthropicProvider implements ModelProvider {
         case 'error': {
           const error = asRecord(data.error);
           const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
+          // An error after HTTP 200 (overloaded_error, api_error): another attempt usually works.
           throw new AppError(
             'UNAVAILABLE',
-            `The Anthropic API failed during the answer (${asString(error.type) ?? 'error'}: ${message}). Try again.`,
-            { details: { type: error.type } },
+            say(
+              `The Anthropic API failed during the answer (${asString(error.type) ?? 'error'}: ${message}).`,
+              `Anthropic 接口在回答过程中出错（${asString(error.type) ?? 'error'}：${message}）。`,
+            ),
+            { details: { type: error.type, transient: true } },
           );
         }
         default:
@@ -182,7 +209,14 @@ export class AnthropicProvider implements ModelProvider {
           break;
       }
     }
-    throw new AppError('UNAVAILABLE', 'The Anthropic API stream ended before `message_stop`. Try again.');
+    throw new AppError(
+      'UNAVAILABLE',
+      say(
+        'The Anthropic API stream ended before `message_stop`.',
+        'Anthropic 接口的回答在 `message_stop` 之前就结束了。',
+      ),
+      { details: { transient: true } },
+    );
   }
 }
 
@@ -190,8 +224,9 @@ function parseData(data: string, event: string): Record<string, unknown> {
   try {
     return asRecord(JSON.parse(data));
   } catch (error) {
-    throw new AppError('UNAVAILABLE', `The Anthropic API sent a malformed \`${event}\` event. Try again.`, {
+    throw new AppError('UNAVAILABLE', `The Anthropic API sent a malformed \`${event}\` event.`, {
       cause: error,
+      details: { transient: true },
     });
   }
 }

@@ -1,6 +1,14 @@
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
-import { asNumber, asRecord, asString, postForStream, type ProviderOptions } from './provider-options.js';
+import {
+  asNumber,
+  asRecord,
+  asString,
+  callSignal,
+  postForStream,
+  retryPolicy,
+  type ProviderOptions,
+} from './provider-options.js';
 import { redactSecrets } from './retry.js';
 import { readServerSentEvents } from './sse.js';
 import {
@@ -142,11 +150,26 @@ export class OpenAiProvider implements ModelProvider {
     const headers: Record<string, string> = {};
     // Local servers (Ollama, LM Studio) need no key.
     if (this.options.apiKey !== undefined) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const policy = retryPolicy(this.options);
+    const call = callSignal(policy, options.signal, TARGET_LABEL);
+    try {
+      yield* this.answer(request, headers, call.signal, policy.streamIdleMs);
+    } finally {
+      call.done();
+    }
+  }
+
+  private async *answer(
+    request: ModelRequest,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    idleMs: number,
+  ): AsyncGenerator<ModelEvent> {
     const body = await postForStream(this.options, {
       path: '/chat/completions',
       headers,
       body: toOpenAiBody(request),
-      signal: options.signal,
+      signal,
       providerLabel: TARGET_LABEL,
       apiKeyEnvironment: KEY_ENVIRONMENT,
     });
@@ -156,7 +179,7 @@ export class OpenAiProvider implements ModelProvider {
     let inputTokens = 0;
     let outputTokens = 0;
     let sawDone = false;
-    for await (const event of readServerSentEvents(body)) {
+    for await (const event of readServerSentEvents(body, { idleMs, signal, label: TARGET_LABEL })) {
       if (event.data.trim() === '[DONE]') {
         sawDone = true;
         break;
@@ -165,9 +188,15 @@ export class OpenAiProvider implements ModelProvider {
       if (chunk.error !== undefined) {
         const error = asRecord(chunk.error);
         const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
+        // An error after HTTP 200 (Groq's tool_use_failed, an overloaded backend): another
+        // attempt usually gets a valid answer.
         throw new AppError(
           'UNAVAILABLE',
-          `The OpenAI-compatible API failed during the answer (${message}). Try again.`,
+          say(
+            `The OpenAI-compatible API failed during the answer (${message}).`,
+            `OpenAI 兼容接口在回答过程中出错（${message}）。`,
+          ),
+          { details: { type: error.type, code: error.code, transient: true } },
         );
       }
       const usage = asRecord(chunk.usage);
@@ -196,7 +225,11 @@ export class OpenAiProvider implements ModelProvider {
     if (!sawDone && finish === undefined) {
       throw new AppError(
         'UNAVAILABLE',
-        'The OpenAI-compatible API stream ended before the answer was complete. Try again.',
+        say(
+          'The OpenAI-compatible API stream ended before the answer was complete.',
+          'OpenAI 兼容接口的回答还没完成，连接就结束了。',
+        ),
+        { details: { transient: true } },
       );
     }
     // Tool calls are only complete once the stream has finished: arguments arrive in pieces.
@@ -223,8 +256,9 @@ function parseChunk(data: string): Record<string, unknown> {
   try {
     return asRecord(JSON.parse(data));
   } catch (error) {
-    throw new AppError('UNAVAILABLE', 'The OpenAI-compatible API sent a malformed stream chunk. Try again.', {
+    throw new AppError('UNAVAILABLE', 'The OpenAI-compatible API sent a malformed stream chunk.', {
       cause: error,
+      details: { transient: true },
     });
   }
 }

@@ -1,4 +1,4 @@
-import { AppError } from '@nextai/shared';
+import { AppError, say } from '@nextai/shared';
 
 import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RetryPolicy } from './retry.js';
 
@@ -13,6 +13,35 @@ export interface ProviderOptions {
 
 export function retryPolicy(options: ProviderOptions): RetryPolicy {
   return { ...DEFAULT_RETRY_POLICY, ...options.retry };
+}
+
+/**
+ * The signal of one model call: the caller's (pause, stop, steer) joined with the call's overall
+ * deadline, which ends the call with a transient TIMEOUT. `done()` clears the deadline.
+ */
+export function callSignal(
+  policy: RetryPolicy,
+  caller: AbortSignal | undefined,
+  label: string,
+): { signal: AbortSignal; done: () => void } {
+  const deadline = new AbortController();
+  const minutes = Math.round(policy.callDeadlineMs / 60_000);
+  const timer = setTimeout(() => {
+    deadline.abort(
+      new AppError(
+        'TIMEOUT',
+        say(
+          `The ${label} API did not finish its answer within ${minutes} min.`,
+          `${label} 接口在 ${minutes} 分钟内没有完成回答。`,
+        ),
+        { details: { transient: true, deadline_ms: policy.callDeadlineMs } },
+      ),
+    );
+  }, policy.callDeadlineMs);
+  return {
+    signal: caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal,
+    done: () => clearTimeout(timer),
+  };
 }
 
 export function joinUrl(baseUrl: string, path: string): string {

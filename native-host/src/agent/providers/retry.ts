@@ -10,6 +10,10 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
   /** Time allowed for the response headers of one attempt. */
   attemptTimeoutMs: number;
+  /** An answer with no progress for this long (keep-alives do not count) is abandoned. */
+  streamIdleMs: number;
+  /** The longest one model call may take, every attempt and the whole answer included. */
+  callDeadlineMs: number;
   /** Waits `ms`; rejects when `signal` aborts. Injected by tests. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** A number in [0, 1): the jitter. Injected by tests. */
@@ -22,6 +26,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 20_000,
   maxRetryAfterMs: 60_000,
   attemptTimeoutMs: 120_000,
+  streamIdleMs: 90_000,
+  callDeadlineMs: 20 * 60_000,
   sleep,
   random: Math.random,
 };
@@ -154,6 +160,8 @@ export function errorForResponse(
   }
   if (isRetryableStatus(status)) {
     const wait = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
+    // Worth trying later, not at once: the attempts (or the server's wait) are used up.
+    const later = { ...details, transient: true, attempts };
     return new AppError(
       'UNAVAILABLE',
       say(
@@ -162,7 +170,7 @@ export function errorForResponse(
         `${label} 接口限流或不可用（HTTP ${status}${said}），已尝试 ${attempts} 次。` +
           (wait !== undefined ? `服务器要求等待 ${wait} 秒后再试。` : '请过一分钟再试。'),
       ),
-      { details },
+      { details: later },
     );
   }
   return new AppError(
@@ -224,7 +232,7 @@ export async function fetchWithRetry(
           `尝试 ${attempt} 次后仍无法连接 ${origin} 上的 ${target.providerLabel} 接口（${reason}）。` +
             '请检查网络和接口地址（`nextai config set model.base_url …`）。',
         ),
-        { cause: error },
+        { cause: error, details: { transient: true, attempts: attempt } },
       );
     } finally {
       clearTimeout(timer);

@@ -8,6 +8,10 @@ export interface ModelConfig {
   name?: string;
   base_url?: string;
   api_key?: string;
+  /** An answer with no progress for this long is abandoned and asked for again (default 90). */
+  stream_idle_seconds?: string;
+  /** The longest one model call may take, the whole answer included (default 1200). */
+  call_timeout_seconds?: string;
 }
 
 export interface ProviderSelection {

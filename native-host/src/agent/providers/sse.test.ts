@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { readServerSentEvents, SseParser } from './sse.js';
+import { AppError } from '@nextai/shared';
+
+import { isTransientModelError, readServerSentEvents, SseParser } from './sse.js';
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -62,5 +64,81 @@ describe('SseParser', () => {
     const parser = new SseParser();
     expect(parser.push('event: only-a-name\n\ndata: [DONE]')).toEqual([]);
     expect(parser.end()).toEqual([{ event: 'message', data: '[DONE]' }]);
+  });
+});
+
+/** A body that sends `chunks` at `everyMs` apart and then stays open (a stalled server), or errors. */
+function slowStream(chunks: string[], everyMs: number, end: 'open' | 'error' = 'open'): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let index = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return new ReadableStream({
+    start(controller) {
+      const next = () => {
+        if (index < chunks.length) {
+          controller.enqueue(encoder.encode(chunks[index] ?? ''));
+          index += 1;
+          timer = setTimeout(next, everyMs);
+        } else if (end === 'error') {
+          controller.error(new TypeError('terminated'));
+        }
+      };
+      next();
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  });
+}
+
+async function readAll(body: ReadableStream<Uint8Array>, options: Parameters<typeof readServerSentEvents>[1]) {
+  const data: string[] = [];
+  try {
+    for await (const event of readServerSentEvents(body, options)) data.push(event.data);
+  } catch (error) {
+    return { data, error: error as AppError };
+  }
+  return { data, error: undefined };
+}
+
+describe('readServerSentEvents: a stream that stops or drops', () => {
+  it('abandons a stream with no progress for the idle limit, keep-alive comments and pings included', async () => {
+    const keepAlives = Array.from({ length: 20 }, (_, index) =>
+      index % 2 ? ': keep-alive\n\n' : 'event: ping\ndata: {}\n\n',
+    );
+    const { data, error } = await readAll(slowStream(['data: one\n\n', ...keepAlives], 20), {
+      idleMs: 150,
+      label: 'Test',
+    });
+    expect(data[0]).toBe('one');
+    expect(error).toBeInstanceOf(AppError);
+    expect(error?.code).toBe('TIMEOUT');
+    expect(error?.message).toBe('The Test API stopped sending its answer (nothing for 0 s).');
+    expect(isTransientModelError(error)).toBe(true);
+  });
+
+  it('keeps reading while events keep coming, however long the whole answer takes', async () => {
+    const chunks = Array.from({ length: 12 }, (_, index) => `data: ${index}\n\n`);
+    const { data, error } = await readAll(slowStream(chunks, 30), { idleMs: 100 });
+    expect(data).toHaveLength(12);
+    // The stream stays open after its last event: the limit applies from there.
+    expect(error?.code).toBe('TIMEOUT');
+  });
+
+  it('turns a dropped connection into a transient UNAVAILABLE naming the API', async () => {
+    const { data, error } = await readAll(slowStream(['data: a\n\n'], 5, 'error'), { label: 'Anthropic' });
+    expect(data).toEqual(['a']);
+    expect(error?.code).toBe('UNAVAILABLE');
+    expect(error?.message).toContain('The connection to the Anthropic API dropped during the answer (terminated)');
+    expect(isTransientModelError(error)).toBe(true);
+  });
+
+  it('ends with the abort reason when the caller aborts (a pause or a stop), not as a failure of the model', async () => {
+    const controller = new AbortController();
+    const reason = new Error('paused');
+    setTimeout(() => controller.abort(reason), 30);
+    const { error } = await readAll(slowStream(['data: a\n\n'], 5), { idleMs: 5000, signal: controller.signal });
+    expect(error).toBe(reason);
+    expect(isTransientModelError(error)).toBe(false);
   });
 });

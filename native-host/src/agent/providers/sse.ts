@@ -1,3 +1,5 @@
+import { AppError, say } from '@nextai/shared';
+
 /** One server-sent event (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
 export interface ServerSentEvent {
   event: string;
@@ -62,28 +64,117 @@ export class SseParser {
   }
 }
 
-/** Reads a fetch body as server-sent events. */
-export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
+export interface ReadEventsOptions {
+  /**
+   * The answer is abandoned when no event that counts as progress arrives for this long. Comment
+   * lines and `ping` events are keep-alives: a server that only sends those is stalled.
+   */
+  idleMs?: number;
+  /** Ends the reading (the connection is closed) with the signal's reason. */
+  signal?: AbortSignal;
+  /** Names the API in the stall and drop messages. */
+  label?: string;
+}
+
+/** A keep-alive, not progress: Anthropic's `ping` event (comment lines never become events). */
+function isKeepAlive(event: ServerSentEvent): boolean {
+  return event.event === 'ping';
+}
+
+/**
+ * Reads a fetch body as server-sent events. A connection that drops, and a stream with no
+ * progress for `idleMs`, end the reading with a transient AppError (the call may be made again);
+ * an abort of `signal` ends it with the signal's reason.
+ */
+export async function* readServerSentEvents(
+  body: ReadableStream<Uint8Array>,
+  options: ReadEventsOptions = {},
+): AsyncGenerator<ServerSentEvent> {
+  const { idleMs, signal, label = 'model' } = options;
   const parser = new SseParser();
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let finished = false;
+  let stalled: AppError | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    if (idleMs === undefined) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      stalled = streamStalled(label, idleMs);
+      void reader.cancel(stalled).catch(() => undefined);
+    }, idleMs);
+  };
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    signal?.throwIfAborted();
+    armIdle();
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw signal?.aborted ? signal.reason : (stalled ?? connectionDropped(label, error));
+      }
+      // A cancel (stall or abort) ends the reading as if the stream had ended: say why instead.
+      if (signal?.aborted) throw signal.reason;
+      if (stalled) throw stalled;
+      if (chunk.done) {
         finished = true;
         break;
       }
-      yield* parser.push(decoder.decode(value, { stream: true }));
+      const events = parser.push(decoder.decode(chunk.value, { stream: true }));
+      if (events.some((event) => !isKeepAlive(event))) armIdle();
+      yield* events;
     }
     yield* parser.push(decoder.decode());
     yield* parser.end();
   } finally {
+    clearTimeout(idleTimer);
+    signal?.removeEventListener('abort', onAbort);
     // The consumer stopped early (or an error was thrown): close the connection.
     // A stream that already failed rejects `cancel()` with that same failure, which is being
     // thrown here anyway: ignore the second copy.
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
+}
+
+/** A failure that another attempt of the same call may not have: a drop, a stall, an overload. */
+export function isTransientModelError(error: unknown): boolean {
+  return error instanceof AppError && (error.details as { transient?: unknown } | undefined)?.transient === true;
+}
+
+/** Marks `error` as one another attempt may not have (see isTransientModelError). */
+export function transient(error: AppError): AppError {
+  return new AppError(error.code, error.message, {
+    details: { ...(error.details as object | undefined), transient: true },
+    cause: error.cause,
+    ...(error.translations ? { translations: error.translations } : {}),
+  });
+}
+
+function streamStalled(label: string, idleMs: number): AppError {
+  const seconds = Math.round(idleMs / 1000);
+  return new AppError(
+    'TIMEOUT',
+    say(
+      `The ${label} API stopped sending its answer (nothing for ${seconds} s).`,
+      `${label} 接口的回答中断了（${seconds} 秒没有任何内容）。`,
+    ),
+    { details: { transient: true, stalled_ms: idleMs } },
+  );
+}
+
+function connectionDropped(label: string, error: unknown): AppError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new AppError(
+    'UNAVAILABLE',
+    say(
+      `The connection to the ${label} API dropped during the answer (${why}).`,
+      `与 ${label} 接口的连接在回答过程中断开了（${why}）。`,
+    ),
+    { details: { transient: true }, cause: error },
+  );
 }

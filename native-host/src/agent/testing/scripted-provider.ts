@@ -7,7 +7,7 @@ import type { ModelEvent, ModelProvider, ModelRequest } from '../providers/types
 export interface ScriptedAnswer {
   text?: string;
   calls?: { name: string; input?: unknown; id?: string; rawArguments?: string }[];
-  /** Thrown instead of answering. */
+  /** Thrown instead of answering; after the text when there is text (an answer that breaks off). */
   error?: AppError;
   /** Never answers until the request is aborted. */
   hang?: boolean;
@@ -53,10 +53,11 @@ export class ScriptedProvider implements ModelProvider {
     if (answer.hang) {
       await sleep(2 ** 31 - 1, options.signal);
     }
-    if (answer.error) throw answer.error;
+    if (answer.error && answer.text === undefined) throw answer.error;
     if (answer.text !== undefined) {
       const half = Math.ceil(answer.text.length / 2);
       yield { type: 'text_delta', text: answer.text.slice(0, half) };
+      if (answer.error) throw answer.error;
       if (answer.text.length > half) yield { type: 'text_delta', text: answer.text.slice(half) };
     }
     for (const call of answer.calls ?? []) {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../core/logger.js';
 import { openDatabase, type Db } from '../../storage/database.js';
+import { storageHealth } from '../../storage/storage-health.js';
 import { AuditLog, GENESIS_HASH, canonicalJson, type AuditEntry } from './index.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
@@ -39,6 +40,29 @@ const decision = (n: number): AuditEntry => ({
 });
 
 describe('AuditLog.append', () => {
+  it('refuses a record the database cannot take with a STORAGE_ERROR that says why and what to do', async () => {
+    const { audit, db } = await freshLog();
+    audit.append(decision(1));
+    db.pragma('query_only = ON');
+    let refused: unknown;
+    try {
+      audit.append(decision(2));
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'STORAGE_ERROR', details: { problem: 'read_only', data_dir: dir } });
+    expect((refused as Error).message).toMatch(/^Could not save the audit record: .* Make .* writable/);
+    expect((refused as AppError).translations?.['zh-CN']).toMatch(/^无法保存审计记录：/);
+    expect(storageHealth(db).failing).toMatchObject({ code: 'SQLITE_READONLY' });
+
+    db.pragma('query_only = OFF');
+    // The chain is whole, and goes on once it can be written.
+    expect(audit.verify()).toMatchObject({ ok: true, rows: 1 });
+    expect(audit.append(decision(3))).toMatchObject({ seq: 2 });
+    expect(audit.verify()).toMatchObject({ ok: true, rows: 2 });
+  });
+
   it('chains each row to the one before, starting from 64 zeros', async () => {
     const { audit } = await freshLog();
     const first = audit.append(decision(1));

@@ -1,6 +1,8 @@
-import { AppError, describeZodError } from '@nextai/shared';
+import { AppError, describeZodError, say } from '@nextai/shared';
 
 import type { Db } from '../../storage/database.js';
+import { isStorageFailure } from '../../storage/storage-health.js';
+import { asStorageError, requireWritable } from '../../storage/storage-writes.js';
 import { readAnchor, writeAnchor, type AnchorState } from './anchor.js';
 import { GENESIS_HASH, canonicalJson, rowHash, type AuditRow } from './chain.js';
 import {
@@ -39,6 +41,7 @@ const MAX_STRING_LENGTH = 16_384;
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 10_000;
 const EXPORT_PAGE = 1_000;
+const AUDIT_RECORD = say('the audit record', '审计记录');
 
 /**
  * The tamper-evident audit log: an append-only, hash-chained SQLite table (each row carries the
@@ -113,6 +116,9 @@ export class AuditLog {
     if (this.db.inTransaction) {
       throw new AppError('INTERNAL', 'AuditLog.append was called inside a database transaction; call it after commit.');
     }
+    // While the database is known not to take writes the record is refused at once, not after
+    // the busy timeout (the action it records is refused with it).
+    requireWritable(this.db, AUDIT_RECORD);
     const clean = redactForAudit(parsed.data, { maxStringLength: MAX_STRING_LENGTH }) as AuditEntry;
     const entryText = canonicalJson(clean);
     const time = new Date().toISOString();
@@ -122,6 +128,8 @@ export class AuditLog {
     try {
       written = this.insertRow.immediate(time, clean.kind, entryText, anchor);
     } catch (error) {
+      // A full disk, a read-only file, a lock: said so, with what to do about it.
+      if (isStorageFailure(error)) throw asStorageError(this.db, AUDIT_RECORD, error);
       throw new AppError('STORAGE_ERROR', `Could not write to the audit log: ${(error as Error).message}`, {
         cause: error,
       });

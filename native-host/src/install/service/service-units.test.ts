@@ -40,7 +40,7 @@ describe('systemd user unit', () => {
         'Restart=on-failure',
         'RestartSec=5s',
         'RestartPreventExitStatus=4',
-        'TimeoutStopSec=20s',
+        'TimeoutStopSec=45s',
         '',
         '[Install]',
         'WantedBy=default.target',
@@ -130,6 +130,8 @@ describe('macOS LaunchAgent', () => {
     expect(plist).toContain('<key>RunAtLoad</key>\n  <true/>');
     expect(plist).toContain('<key>KeepAlive</key>\n  <dict>\n    <key>SuccessfulExit</key>\n    <false/>\n  </dict>');
     expect(plist).toContain('<key>ThrottleInterval</key>\n  <integer>5</integer>');
+    // Longer than the grace period a stop gives running tool calls (30 s by default).
+    expect(plist).toContain('<key>ExitTimeOut</key>\n  <integer>45</integer>');
     expect(plist).toContain('<string>/Users/ada/.nextai-agent/logs/service.log</string>');
     // Every element opened is closed, in order.
     const stack: string[] = [];

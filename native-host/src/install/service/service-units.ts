@@ -91,6 +91,12 @@ function systemdPlan(context: ServiceContext): ServicePlan {
   };
 }
 
+/**
+ * How long the service manager lets a stop take before it kills the daemon: the default grace
+ * period for running tool calls (30 s) and 15 s to abort what is left and close.
+ */
+const STOP_TIMEOUT_SECONDS = 45;
+
 export function renderSystemdUnit(context: ServiceContext): string {
   const exec = [context.nodePath, ...daemonArguments(context)].map(systemdQuote).join(' ');
   return [
@@ -107,7 +113,9 @@ export function renderSystemdUnit(context: ServiceContext): string {
     'RestartSec=5s',
     // Exit code 4: another daemon already owns the data directory; restarting would not help.
     'RestartPreventExitStatus=4',
-    'TimeoutStopSec=20s',
+    // A stop lets running tool calls finish first (30 s by default, daemon.stop_grace_seconds):
+    // the service manager waits for that, and for the stop after it, before it kills the daemon.
+    `TimeoutStopSec=${STOP_TIMEOUT_SECONDS}s`,
     '',
     '[Install]',
     'WantedBy=default.target',
@@ -173,6 +181,9 @@ export function renderLaunchAgent(context: ServiceContext): string {
     '  </dict>',
     '  <key>ThrottleInterval</key>',
     '  <integer>5</integer>',
+    // launchd kills a job 20 s after SIGTERM by default: a stop may take longer (see TimeoutStopSec).
+    '  <key>ExitTimeOut</key>',
+    `  <integer>${STOP_TIMEOUT_SECONDS}</integer>`,
     '  <key>ProcessType</key>',
     '  <string>Background</string>',
     '  <key>StandardOutPath</key>',

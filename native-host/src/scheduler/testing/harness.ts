@@ -17,6 +17,7 @@ import { EventLog } from '../../storage/event-log.js';
 import type { CallContext, ToolCallRequest } from '../../gateway/tool-gateway.js';
 import { createLogger } from '../../core/logger.js';
 import { DaemonTaskExecutor, type ExecutorServices } from '../agent-executor.js';
+import type { BootMark } from '../daemon-life.js';
 import { checkDefinition } from '../definition.js';
 import type { Execution, ExecutionContext, ExecutionResult, TaskExecutor } from '../executor.js';
 import { FakePresence } from '../presence/fake-presence.js';
@@ -161,6 +162,8 @@ export interface Harness {
   events: EventLog;
   notifications: { title: string; body: string }[];
   emergency: { active: boolean; reason?: string };
+  /** The machine's boot as the scheduler sees it: a new `id` is a restart of the machine. */
+  boot: BootMark;
   scheduler: Scheduler;
   /** Adds a task (validated as the daemon would, with every tool allowed by the policy). */
   add(definition: Omit<ScheduleDefinitionInput, 'name'> & { name?: string }): ScheduleTask;
@@ -226,6 +229,8 @@ export async function makeHarness(start: string, harnessOptions: HarnessOptions 
       presence,
       emergency: () => emergency,
       log,
+      lifeFile: path.join(dir, 'scheduler-life.json'),
+      boot: () => harness.boot,
       ...(realSteps ? { executor: daemonExecutor } : {}),
       ...options,
       ...extra,
@@ -241,6 +246,7 @@ export async function makeHarness(start: string, harnessOptions: HarnessOptions 
     events,
     notifications,
     emergency,
+    boot: { id: 'boot-1', bootedAt: clock.now() - 3_600_000 },
     scheduler: make(),
     add: (definition) => {
       const parsed = scheduleDefinitionSchema.parse({ name: `task-${++counter}`, ...definition });
