@@ -6,12 +6,11 @@
  */
 import fs from 'node:fs';
 
-import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { makeHome } from '../support/home.js';
 import { startXServer } from '../support/x-server.js';
 import { formatRow, summarize } from './stats.js';
+import { connectWhenUp } from './daemon-up.js';
 
 const SCREENSHOTS = 100;
 
@@ -20,18 +19,6 @@ function rssMegabytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kilobytes = Number(/^VmRSS:\s+(\d+)\s+kB/mu.exec(status)?.[1]);
   return kilobytes / 1024;
-}
-
-async function connectWhenUp(home: string): Promise<DaemonClient> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await DaemonClient.connect(dataPaths(home), { start: false, client: { kind: 'test', name: 'bench' } });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 export async function benchDaemonMemory(): Promise<string[]> {

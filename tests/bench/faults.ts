@@ -9,11 +9,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 
-import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
+import { type DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { makeHome } from '../support/home.js';
 import { formatRow, summarize } from './stats.js';
+import { connectWhenUp } from './daemon-up.js';
 
 const FLOOD = 20_000;
 const PINGS = 500;
@@ -77,18 +78,6 @@ interface Tally {
   /** Other refusals by code (a tool call from a client that is not the person: NOT_THE_PERSON). */
   errors: Record<string, number>;
   batches: number;
-}
-
-async function connectWhenUp(home: string): Promise<DaemonClient> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await DaemonClient.connect(dataPaths(home), { start: false, client: { kind: 'test', name: 'bench' } });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 /** Pings one after another, `count` of them. */

@@ -23,14 +23,13 @@ import os from 'node:os';
 
 import { ENDED_RUN_STATES, type DaemonEvent, type RunStateName } from '@nextai/shared';
 
-import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
-import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { startFakeModelServer, type RecordedRequest, type ScriptedTurn } from '../support/fake-model-server.js';
 import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE } from '../support/paths.js';
 import { openXterm, startXServer } from '../support/x-server.js';
 import { formatRow, summarize, type Summary } from './stats.js';
+import { connectWhenUp } from './daemon-up.js';
 
 const PLAIN_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 200);
 const SCREEN_STEPS = Number(process.env.BENCH_LOOP_SCREEN_STEPS ?? 100);
@@ -327,18 +326,6 @@ async function replay(baseUrl: string, bodies: string[]): Promise<number[]> {
     samples.push(performance.now() - start);
   }
   return samples;
-}
-
-async function connectWhenUp(home: string): Promise<DaemonClient> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await DaemonClient.connect(dataPaths(home), { start: false, client: { kind: 'test', name: 'bench' } });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 /** User + system CPU time of a process so far, in ms, from /proc/<pid>/stat. */

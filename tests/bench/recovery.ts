@@ -9,27 +9,16 @@ import Database from 'better-sqlite3';
 
 import type { RunView } from '@nextai/shared';
 
-import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
+import { type DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
 import { exitOf, spawnDaemon } from '../support/cli.js';
 import { startFakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
 import { makeHome } from '../support/home.js';
 import { formatRow, summarize } from './stats.js';
+import { connectWhenUp } from './daemon-up.js';
 
 const ROUNDS = 5;
 const GOAL_MS = 5000;
-
-async function connectWhenUp(home: string): Promise<DaemonClient> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await DaemonClient.connect(dataPaths(home), { start: false, client: { kind: 'test', name: 'bench' } });
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 async function waitFor(client: DaemonClient, id: string, done: (run: RunView) => boolean): Promise<RunView> {
   const deadline = Date.now() + 120_000;

@@ -14,6 +14,7 @@ import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { benchBrowser } from './browser.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
+import { benchDiskFull } from './disk-full.js';
 import { benchFaults } from './faults.js';
 import { benchRecovery } from './recovery.js';
 import { benchInput } from './desktop-input.js';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
   if (wanted('faults')) {
     process.stdout.write(`${[...(await benchFaults()), ''].join('\n')}\n`);
     process.stdout.write(`${[...(await benchRecovery()), ''].join('\n')}\n`);
+    process.stdout.write(`${[...(await benchDiskFull()), ''].join('\n')}\n`);
   }
 }
 

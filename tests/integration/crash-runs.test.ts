@@ -17,6 +17,7 @@ import {
 } from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+import { prng } from '../../native-host/src/core/testing/prng.js';
 
 /**
  * Crash test for agent runs (no step lost or done twice when the daemon dies): a real
@@ -72,18 +73,6 @@ afterEach(async () => {
   model = undefined;
   workDir = undefined;
 });
-
-/** mulberry32: a small seeded PRNG, so a failing schedule of kills and goals can be named by its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // --- The model -------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@ import { MAX_CATCH_UP_EACH, type CatchUpPolicy } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
 import { MISSED_LIST_MAX, planCatchUp, spanOf, type DueTimes, type SkippedSpan } from './catch-up.js';
-import { prng } from './testing/prng.js';
+import { prng } from '../core/testing/prng.js';
 
 const MINUTE = 60_000;
 const GRACE = 2 * MINUTE;

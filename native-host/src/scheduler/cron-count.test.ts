@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { CronCounter, type CronSteps } from './cron-count.js';
 import { CronSchedule } from './cron.js';
-import { prng } from './testing/prng.js';
+import { prng } from '../core/testing/prng.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,45 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
 import { AppError } from '@nextai/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { createLogger } from '../core/logger.js';
-import { openDatabase, writeTransaction, type Db } from './database.js';
+import { writeTransaction } from './database.js';
 import { isStorageFailure, storageFailureOf, storageHealth } from './storage-health.js';
-import { holdWriteLock, type HeldLock } from './testing/sqlite-lock.js';
+import { errorOf, scratchDatabases } from './testing/scratch-database.js';
 
-const log = createLogger({ component: 'test', level: 'error' });
-let dir: string;
-let db: Db | undefined;
-let lock: HeldLock | undefined;
-
-async function freshDb(): Promise<{ db: Db; file: string }> {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-health-'));
-  const file = path.join(dir, 'data.db');
-  db = await openDatabase(file, log);
-  return { db, file };
-}
-
-afterEach(async () => {
-  await lock?.release();
-  lock = undefined;
-  if (db) storageHealth(db).close();
-  db?.close();
-  db = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** The error SQLite throws for `write` (which must fail). */
-function errorOf(write: () => unknown): unknown {
-  try {
-    write();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the write did not fail');
-}
+const scratch = scratchDatabases('nx-health-');
+const freshDb = () => scratch.open();
 
 describe('storage conditions', () => {
   it('tells a database that cannot be written from a bug', async () => {
@@ -70,7 +37,7 @@ describe('storage conditions', () => {
       const value = Number(db.prepare("SELECT value FROM meta WHERE key = 'n'").pluck().get());
       db.prepare("UPDATE meta SET value = ? WHERE key = 'n'").run(String(value + 1));
     };
-    lock = await holdWriteLock(file, { forMs: 300 });
+    await scratch.lock(file, { forMs: 300 });
     // A plain (deferred) transaction meets the lock at its first write, where SQLite does not wait.
     expect(errorOf(() => db.transaction(readThenWrite)())).toMatchObject({ code: 'SQLITE_BUSY' });
     const started = Date.now();
@@ -85,7 +52,7 @@ describe('storage conditions', () => {
     health.retryMs = 20;
     let recovered = 0;
     health.onRecovered(() => recovered++);
-    lock = await holdWriteLock(file);
+    const lock = await scratch.lock(file);
 
     const started = Date.now();
     expect(health.probe()).toBe(false);
@@ -93,7 +60,6 @@ describe('storage conditions', () => {
     expect(health.failing).toMatchObject({ code: 'SQLITE_BUSY' });
 
     await lock.release();
-    lock = undefined;
     // Retried by itself; the listeners are told once.
     await expect.poll(() => recovered, { timeout: 5000 }).toBe(1);
     expect(health.failing).toBeUndefined();

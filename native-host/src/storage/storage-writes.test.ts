@@ -1,46 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
 import { AppError } from '@nextai/shared';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { createLogger } from '../core/logger.js';
-import { openDatabase, type Db } from './database.js';
+import type { Db } from './database.js';
 import { storageFailureOf, storageHealth } from './storage-health.js';
 import { storageWrite } from './storage-writes.js';
-import { holdWriteLock, type HeldLock } from './testing/sqlite-lock.js';
+import { errorOf, scratchDatabases } from './testing/scratch-database.js';
 
-const log = createLogger({ component: 'test', level: 'error' });
+const scratch = scratchDatabases('nx-writes-');
+const freshDb = () => scratch.open();
 const WHAT = { en: 'the test row', 'zh-CN': '测试行' };
-let dir: string;
-let db: Db | undefined;
-let lock: HeldLock | undefined;
-
-async function freshDb(): Promise<{ db: Db; file: string }> {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-writes-'));
-  const file = path.join(dir, 'data.db');
-  db = await openDatabase(file, log);
-  return { db, file };
-}
-
-afterEach(async () => {
-  await lock?.release();
-  lock = undefined;
-  if (db) storageHealth(db).close();
-  db?.close();
-  db = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function errorOf(write: () => unknown): unknown {
-  try {
-    write();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the write did not fail');
-}
 
 const rows = (db: Db) => db.prepare("SELECT key FROM meta WHERE key LIKE 'row%' ORDER BY key").pluck().all();
 
@@ -77,7 +45,7 @@ describe('storageWrite', () => {
     const { db, file } = await freshDb();
     // The daemon waits five seconds for a lock; shortened here, the test is the same.
     db.pragma('busy_timeout = 300');
-    lock = await holdWriteLock(file);
+    const lock = await scratch.lock(file);
     const write = (key: string) =>
       storageWrite(db, WHAT, () => db.prepare("INSERT INTO meta (key, value) VALUES (?, 'x')").run(key));
     const first = errorOf(() => write('row1'));
@@ -93,7 +61,6 @@ describe('storageWrite', () => {
     expect(storageFailureOf(refused)).toMatchObject({ code: 'SQLITE_BUSY' });
 
     await lock.release();
-    lock = undefined;
     write('row3');
     expect(rows(db)).toEqual(['row3']);
     expect(storageHealth(db).failing).toBeUndefined();

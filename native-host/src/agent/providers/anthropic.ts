@@ -1,16 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
-import {
-  asNumber,
-  asRecord,
-  asString,
-  callSignal,
-  postForStream,
-  retryPolicy,
-  type ProviderOptions,
-} from './provider-options.js';
+import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
 import { redactSecrets } from './retry.js';
-import { readServerSentEvents } from './sse.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -101,26 +92,11 @@ export class AnthropicProvider implements ModelProvider {
   async *stream(request: ModelRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent> {
     const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION };
     if (this.options.apiKey !== undefined) headers['x-api-key'] = this.options.apiKey;
-    const policy = retryPolicy(this.options);
-    const call = callSignal(policy, options.signal, TARGET_LABEL);
-    try {
-      yield* this.answer(request, headers, call.signal, policy.streamIdleMs);
-    } finally {
-      call.done();
-    }
-  }
-
-  private async *answer(
-    request: ModelRequest,
-    headers: Record<string, string>,
-    signal: AbortSignal,
-    idleMs: number,
-  ): AsyncGenerator<ModelEvent> {
-    const body = await postForStream(this.options, {
+    const events = streamEvents(this.options, {
       path: '/v1/messages',
       headers,
       body: toAnthropicBody(request),
-      signal,
+      signal: options.signal,
       providerLabel: TARGET_LABEL,
       apiKeyEnvironment: KEY_ENVIRONMENT,
     });
@@ -129,7 +105,7 @@ export class AnthropicProvider implements ModelProvider {
     let inputTokens = 0;
     let outputTokens = 0;
     let reason: StopReason = 'other';
-    for await (const event of readServerSentEvents(body, { idleMs, signal, label: TARGET_LABEL })) {
+    for await (const event of events) {
       const data = parseData(event.data, event.event);
       switch (data.type) {
         case 'message_start': {

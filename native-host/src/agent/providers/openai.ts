@@ -1,16 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
-import {
-  asNumber,
-  asRecord,
-  asString,
-  callSignal,
-  postForStream,
-  retryPolicy,
-  type ProviderOptions,
-} from './provider-options.js';
+import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
 import { redactSecrets } from './retry.js';
-import { readServerSentEvents } from './sse.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -150,26 +141,11 @@ export class OpenAiProvider implements ModelProvider {
     const headers: Record<string, string> = {};
     // Local servers (Ollama, LM Studio) need no key.
     if (this.options.apiKey !== undefined) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const policy = retryPolicy(this.options);
-    const call = callSignal(policy, options.signal, TARGET_LABEL);
-    try {
-      yield* this.answer(request, headers, call.signal, policy.streamIdleMs);
-    } finally {
-      call.done();
-    }
-  }
-
-  private async *answer(
-    request: ModelRequest,
-    headers: Record<string, string>,
-    signal: AbortSignal,
-    idleMs: number,
-  ): AsyncGenerator<ModelEvent> {
-    const body = await postForStream(this.options, {
+    const events = streamEvents(this.options, {
       path: '/chat/completions',
       headers,
       body: toOpenAiBody(request),
-      signal,
+      signal: options.signal,
       providerLabel: TARGET_LABEL,
       apiKeyEnvironment: KEY_ENVIRONMENT,
     });
@@ -179,7 +155,7 @@ export class OpenAiProvider implements ModelProvider {
     let inputTokens = 0;
     let outputTokens = 0;
     let sawDone = false;
-    for await (const event of readServerSentEvents(body, { idleMs, signal, label: TARGET_LABEL })) {
+    for await (const event of events) {
       if (event.data.trim() === '[DONE]') {
         sawDone = true;
         break;

@@ -1,6 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
 import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RetryPolicy } from './retry.js';
+import { readServerSentEvents, type ServerSentEvent } from './sse.js';
 
 export interface ProviderOptions {
   /** Without a trailing slash, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
@@ -64,7 +65,7 @@ export function asNumber(value: unknown): number {
  * POSTs a JSON body for a streamed answer, with the retry policy and the provider's key-aware
  * errors (fetchWithRetry), and returns the response body to read events from.
  */
-export async function postForStream(
+async function postForStream(
   options: ProviderOptions,
   request: {
     path: string;
@@ -96,4 +97,27 @@ export async function postForStream(
   if (!response.body)
     throw new AppError('UNAVAILABLE', `The ${request.providerLabel} API answered without a body. Try again.`);
   return response.body;
+}
+
+/**
+ * The server-sent events of one streamed model call: POSTed with the retry policy
+ * (postForStream), read with the policy's idle limit, and ended by the caller's signal or the
+ * call's overall deadline, whichever comes first.
+ */
+export async function* streamEvents(
+  options: ProviderOptions,
+  request: Parameters<typeof postForStream>[1],
+): AsyncGenerator<ServerSentEvent> {
+  const policy = retryPolicy(options);
+  const call = callSignal(policy, request.signal, request.providerLabel);
+  try {
+    const body = await postForStream(options, { ...request, signal: call.signal });
+    yield* readServerSentEvents(body, {
+      idleMs: policy.streamIdleMs,
+      signal: call.signal,
+      label: request.providerLabel,
+    });
+  } finally {
+    call.done();
+  }
 }
