@@ -44,6 +44,7 @@ function shiftedClock(start: number): Clock {
   const offset = start - Date.now();
   return {
     now: () => Date.now() + offset,
+    monotonic: () => performance.now(),
     setTimer: (ms, fn) => {
       const timer = setTimeout(fn, Math.max(0, ms));
       return () => clearTimeout(timer);

@@ -1,9 +1,12 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { runCli } from '../support/cli.js';
+import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
+import { dataPaths } from '../../native-host/src/core/paths.js';
+import { runCli, startCli } from '../support/cli.js';
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
 import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
@@ -16,13 +19,19 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
  */
 let home: TestHome | undefined;
 let model: FakeModelServer | undefined;
+let panel: DaemonClient | undefined;
+let outside: string | undefined;
 
 beforeAll(() => requireBuilt(CLI_BUNDLE));
 afterEach(async () => {
+  panel?.close();
   await home?.cleanup();
   await model?.close();
+  if (outside) fs.rmSync(outside, { recursive: true, force: true });
   home = undefined;
   model = undefined;
+  panel = undefined;
+  outside = undefined;
 });
 
 interface Step {
@@ -150,6 +159,100 @@ describe('nextai daemon stop', () => {
 
     const steps = await restartAndFinish(id, env);
     expect(shellStep(steps)?.result).toMatchObject({ ok: false, outcome: 'unknown' });
+  });
+
+  it('a second stop while the first waits says a stop is in progress and waits for it to end', async () => {
+    const env = await setUp('sleep 3; echo finished-after-sleep', 'The command finished.');
+    const id = await runUntilCommandRuns(env);
+    const pid = daemonPid();
+    const first = startCli(['daemon', 'stop'], env);
+    await expect.poll(() => first.output().stdout, { timeout: 10_000 }).toContain('waiting for 1 running tool call');
+
+    const again = await runCli(['daemon', 'stop'], env, 30_000);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('a stop is already in progress (waiting for it)');
+    expect(again.stdout).toContain(`daemon stopped (pid ${pid})`);
+    expect(isAlive(pid)).toBe(false);
+    expect(await first.exited).toBe(0);
+
+    // The first stop went on as asked: the command finished and its result was committed.
+    const steps = await restartAndFinish(id, env);
+    expect(JSON.stringify(shellStep(steps)?.result)).toContain('finished-after-sleep');
+  });
+});
+
+describe('an approval answered while the daemon stops', () => {
+  it('is refused: nothing starts, the request stays pending, and its run takes it up after the restart', async () => {
+    home = makeHome('nx-drain-');
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-drain-out-'));
+    const marker = path.join(outside, 'approved-command-ran');
+    const asks = `touch ${marker}`;
+    const slow = 'sleep 3; echo slow-done';
+    // Each run's first turn by its goal; then each is done.
+    model = await startFakeModelServer((request) => {
+      const messages = request.body.messages as unknown[];
+      if (messages.length > 1) return { kind: 'text', text: 'Done.' };
+      const command = JSON.stringify(messages[0]).includes('GOAL-SLOW') ? slow : asks;
+      return { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command } }] };
+    });
+    const env: NodeJS.ProcessEnv = {
+      ...home.env,
+      ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+      ANTHROPIC_API_KEY: 'sk-ant-test-graceful-stop',
+    };
+    delete env.OPENAI_API_KEY;
+    delete env.OPENAI_BASE_URL;
+    const decision = async (command: string) =>
+      (
+        JSON.parse(
+          (await runCli(['policy', 'explain', 'bash_execute', JSON.stringify({ command }), '--json'], env)).stdout,
+        ) as {
+          decision: string;
+        }
+      ).decision;
+    expect(await decision(asks)).toBe('require_approval');
+    expect(await decision(slow)).toBe('auto_approve');
+
+    expect((await runCli(['daemon', '--detach'], env)).code).toBe(0);
+    const connectPanel = () =>
+      DaemonClient.connect(dataPaths(home?.dir), { start: false, client: { kind: 'test', name: 'graceful-stop' } });
+    panel = await connectPanel();
+    const client = panel;
+    const asking = (await runCli(['run', '--detach', 'GOAL-ASK'], env)).stdout.trim();
+    const pending = async () => (await client.peer.request('approvals.list', { status: 'pending' })).approvals;
+    await expect.poll(async () => (await pending()).length, { timeout: 20_000, interval: 100 }).toBe(1);
+    const [approval] = await pending();
+    // Another run keeps the stop waiting: its command is executing.
+    const slowRun = (await runCli(['run', '--detach', 'GOAL-SLOW'], env)).stdout.trim();
+    await expect
+      .poll(async () => shellStep((await show(slowRun, env)).steps), { timeout: 20_000, interval: 100 })
+      .toMatchObject({ result: null });
+
+    const stop = startCli(['daemon', 'stop'], env);
+    await expect.poll(() => stop.output().stdout, { timeout: 10_000 }).toContain('waiting for 1 running tool call');
+    // The panel, connected before the stop, answers now.
+    await expect(
+      client.peer.request('approvals.answer', { id: approval!.id, decision: 'approve' }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('daemon is stopping') });
+    expect(await stop.exited).toBe(0);
+    expect(stop.output().stdout).toContain('daemon stopped');
+    expect(fs.existsSync(marker)).toBe(false);
+
+    // After the restart the same request waits, unanswered; answered now, the command runs once.
+    panel.close();
+    expect((await runCli(['daemon', '--detach'], env)).code).toBe(0);
+    panel = await connectPanel();
+    const again = panel;
+    await expect.poll(async () => (await show(asking, env)).run.state, { timeout: 20_000 }).toBe('waiting_approval');
+    expect((await again.peer.request('approvals.list', { status: 'pending' })).approvals.map((a) => a.id)).toEqual([
+      approval!.id,
+    ]);
+    await again.peer.request('approvals.answer', { id: approval!.id, decision: 'approve' });
+    await expect.poll(async () => (await show(asking, env)).run.state, { timeout: 20_000 }).toBe('finished');
+    expect(fs.existsSync(marker)).toBe(true);
+    const steps = (await show(asking, env)).steps.filter((step) => step.kind === 'tool_call');
+    expect(steps).toHaveLength(1);
+    expect(steps[0]?.result).toMatchObject({ ok: true });
   });
 });
 

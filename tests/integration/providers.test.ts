@@ -221,6 +221,15 @@ describe.each<Format>(['anthropic', 'openai'])('%s provider against the fake mod
     expect(Date.now() - started).toBeGreaterThanOrEqual(700);
   });
 
+  it('an error response whose body never ends is cut off at the attempt limit, not the call deadline', async () => {
+    server.push({ kind: 'broken', text: '', end: 'stall', status: 503 });
+    // Not the call's deadline (TIMEOUT, "did not finish its answer"): the attempt's own limit.
+    const failure = await collect(
+      providerFor(format, { maxAttempts: 1, attemptTimeoutMs: 300, callDeadlineMs: 60_000 }),
+    ).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'UNAVAILABLE', details: { status: 503, transient: true } });
+  });
+
   it('a call that goes on past its deadline is ended, even while it makes progress', async () => {
     server.push({ kind: 'broken', text: 'Slow.', end: 'stall' });
     const failure = await collect(providerFor(format, { callDeadlineMs: 400 })).catch((error: unknown) => error);

@@ -44,12 +44,24 @@ class RawClient {
     cleanups.push(() => socket.destroy());
   }
 
-  static connect(socketPath: string): Promise<RawClient> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(socketPath);
-      socket.once('connect', () => resolve(new RawClient(socket)));
-      socket.once('error', reject);
-    });
+  /**
+   * Connects as the daemon's own clients do: while the kernel's queue of connections the daemon
+   * has not accepted yet is full (EAGAIN, a busy machine), it tries again for a few seconds.
+   */
+  static async connect(socketPath: string): Promise<RawClient> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return await new Promise<RawClient>((resolve, reject) => {
+          const socket = net.connect(socketPath);
+          socket.once('connect', () => resolve(new RawClient(socket)));
+          socket.once('error', reject);
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
   }
 
   /** Writes all the messages at once, in one write. */

@@ -1,4 +1,5 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { holdWriteLock, type HeldLock } from '../../native-host/src/storage/test
 import { exitOf, runCli, spawnDaemon } from '../support/cli.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
+import { fakeNotifySend, fillDisk, mountTmpfs as mountDisk, notificationsShown } from '../support/disk.js';
 
 /**
  * Storage errors are conditions, not crashes. A database that cannot be written — another
@@ -194,59 +196,16 @@ it('a run whose loop meets a read-only database waits with the reason, and goes 
   ]);
 });
 
-/**
- * A small tmpfs over `dir`: a disk of its own that a test can fill. Root only (and only where the
- * container lets root mount); the reason it could not be mounted otherwise.
- */
+/** A tmpfs over `dir`, unmounted after the test; why it could not be mounted otherwise. */
 function mountTmpfs(dir: string, size: string): string | undefined {
-  if (process.getuid?.() !== 0) {
-    return 'filling a disk needs a tmpfs of its own, which only root may mount (and a read-only folder does not stop root)';
-  }
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (error) {
-    return `mount -t tmpfs failed here: ${(error as Error).message}`;
-  }
-  mounted = dir;
-  return undefined;
-}
-
-/** Writes zeros to `file` until its disk is full; returns once it is. */
-function fillDisk(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const chunk of [1024 * 1024, 4096, 512]) {
-      const zeros = Buffer.alloc(chunk);
-      try {
-        for (;;) fs.writeSync(fd, zeros);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** A `notify-send` first on PATH that writes what it was asked to show (one JSON array a line) to `log`. */
-function fakeNotifySend(dir: string, log: string): void {
-  const script = path.join(dir, 'notify-send');
-  fs.writeFileSync(
-    script,
-    `#!${process.execPath}\nrequire('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`,
-    { mode: 0o755 },
-  );
+  const cannot = mountDisk(dir, size);
+  if (cannot === undefined) mounted = dir;
+  return cannot;
 }
 
 /** The notifications the fake notify-send showed: [title, body] each. */
 function shown(log: string): [string, string][] {
-  if (!fs.existsSync(log)) return [];
-  return fs
-    .readFileSync(log, 'utf8')
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as string[]).slice(-2) as [string, string]);
+  return notificationsShown(log).map(({ title, body }) => [title, body]);
 }
 
 it('a daemon whose disk fills up says so — status, an event, one notification — refuses what it cannot save, and recovers', async (context) => {
@@ -350,4 +309,121 @@ it('a daemon whose disk fills up says so — status, an event, one notification 
   expect(daemonProcess.exitCode).toBeNull();
   // The episode is in the event log, in order, once it could be written.
   expect(eventsIn(path.join(dir, 'data.db'), 'storage.health').map((event) => event.ok)).toEqual([false, true]);
+});
+
+/** A scheduled task named `name` (what the test saves, and looks for in each database). */
+function addSchedule(name: string, env: NodeJS.ProcessEnv) {
+  return runCli(
+    ['schedule', 'add', '--name', name, '--cron', '0 9 * * *', '--steps', JSON.stringify([{ tool: 'system_info', input: { categories: ['os'] } }])],
+    env,
+  ); // prettier-ignore
+}
+
+/** What a database file holds that the test looks at: its scheduled tasks and its last event. */
+function contentOf(file: string): { schedules: string[]; lastSeq: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return {
+      schedules: db.prepare('SELECT name FROM schedules ORDER BY name').pluck().all() as string[],
+      lastSeq: (db.prepare('SELECT MAX(seq) FROM events').pluck().get() as number | null) ?? 0,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function hashOf(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+it('a daemon whose data.db is replaced while it runs notices, writes nothing more into the old file, keeps a copy, and restarts on the new one', async () => {
+  home = makeHome();
+  binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-bin-'));
+  const notifications = path.join(binDir, 'notifications.jsonl');
+  fakeNotifySend(binDir, notifications);
+  const env = { ...home.env, PATH: `${binDir}:${process.env.PATH ?? ''}`, LANG: 'en_US.UTF-8' };
+  const dir = home.dir;
+  const dbFile = path.join(dir, 'data.db');
+  daemonProcess = spawnDaemon(env);
+  const exited = exitOf(daemonProcess);
+  await expect
+    .poll(async () => (await runCli(['status', '--json'], env)).code, { timeout: 20_000, interval: 200 })
+    .toBe(0);
+  const firstPid = daemonProcess.pid;
+
+  // A backup is taken (SQLite's online backup, as a backup tool would), between two saved tasks.
+  expect((await addSchedule('before-backup', env)).code).toBe(0);
+  const backup = path.join(dir, 'backup.db');
+  const reader = new Database(dbFile, { readonly: true });
+  await reader.backup(backup);
+  reader.close();
+  expect((await addSchedule('after-backup', env)).code).toBe(0);
+
+  // The side panel's view: subscribed to the daemon's events.
+  client = await DaemonClient.connect(dataPaths(dir), { start: false });
+  const heard: DaemonEvent[] = [];
+  client.peer.onNotification('event', (event) => heard.push(event));
+  await client.peer.request('events.subscribe', {
+    after_seq: (await client.peer.request('daemon.status', {})).last_event_seq,
+  });
+  const storageEvents = () => heard.filter((event) => event.type === 'storage.health').map((event) => event.data);
+
+  // Hard links keep the old file and its WAL where the test can look at them once they leave the path.
+  const orphan = path.join(dir, 'orphan.db');
+  fs.linkSync(dbFile, orphan);
+  fs.linkSync(`${dbFile}-wal`, `${orphan}-wal`);
+
+  // The backup is restored over data.db while the daemon runs: a copy renamed over it.
+  fs.copyFileSync(backup, path.join(dir, 'restoring.db'));
+  fs.renameSync(path.join(dir, 'restoring.db'), dbFile);
+
+  // Noticed within a few seconds, and said: the event (the panel's banner), the log, one notification.
+  await expect
+    .poll(storageEvents, { timeout: 10_000 })
+    .toContainEqual(expect.objectContaining({ ok: false, problem: 'replaced', code: 'SQLITE_READONLY_DBMOVED' }));
+  const said = storageEvents().find((event) => (event as { problem?: string }).problem === 'replaced') as {
+    message: string;
+    fix: string;
+  };
+  expect(said.message).toContain(`${dbFile} was replaced or removed while NextAI Agent was running`);
+  expect(said.fix).toContain(`restarts by itself and uses the file now at ${dbFile}`);
+  const oldFile = hashOf(orphan);
+  const oldWal = hashOf(`${orphan}-wal`);
+  // What is asked of it now is not written into the old file (refused, or the daemon is gone already).
+  await expect(client.peer.request('policy.set_template', { template: 'strict' })).rejects.toThrow();
+
+  // It stops by itself, with the exit code that has it started again.
+  expect(await exited).toBe(75);
+  client.close();
+  client = undefined;
+  await expect
+    .poll(() => shown(notifications), { timeout: 10_000 })
+    .toEqual([['NextAI Agent restarts: its database was replaced', expect.stringContaining(`${dbFile} was replaced`)]]);
+  await expect
+    .poll(() => fs.readFileSync(path.join(dir, 'logs', 'daemon.log'), 'utf8'), { timeout: 10_000 })
+    .toContain('the database file was replaced or removed: nothing more is written into the old one');
+
+  // Nothing went into the old file after it was noticed, and nothing is lost: a copy of the old
+  // database, as the daemon last had it, is next to data.db.
+  expect(hashOf(orphan)).toBe(oldFile);
+  expect(hashOf(`${orphan}-wal`)).toBe(oldWal);
+  const copies = fs.readdirSync(dir).filter((name) => /^data\.db\.replaced-.*\.bak$/.test(name));
+  expect(copies).toHaveLength(1);
+  const kept = contentOf(path.join(dir, copies[0] as string));
+  expect(kept.schedules).toEqual(['after-backup', 'before-backup']);
+  expect(contentOf(orphan)).toEqual(kept);
+  // The old WAL did not stay at the path to be laid over the restored file.
+  expect(fs.existsSync(`${dbFile}-wal`)).toBe(false);
+
+  // Started again (here by the next command, as the bridge or the service manager would), it
+  // works on the restored file: what the backup held, and what is saved now.
+  expect((await addSchedule('after-restart', env)).code).toBe(0);
+  const status = await runCli(['status', '--json'], env);
+  expect(JSON.parse(status.stdout)).toMatchObject({ running: true, storage: { ok: true } });
+  expect((JSON.parse(status.stdout) as { pid: number }).pid).not.toBe(firstPid);
+  const listed = JSON.parse((await runCli(['schedule', 'list', '--json'], env)).stdout) as {
+    schedules: { name: string }[];
+  };
+  expect(listed.schedules.map((schedule) => schedule.name).sort()).toEqual(['after-restart', 'before-backup']);
+  expect(contentOf(dbFile).schedules).toEqual(['after-restart', 'before-backup']);
 });

@@ -22,9 +22,10 @@ export type ScriptedTurn =
   | { kind: 'hang' }
   /**
    * Starts streaming an answer with `text`, then breaks off: `drop` closes the connection,
-   * `stall` sends only keep-alives (Anthropic pings, OpenAI-style comments) until closed.
+   * `stall` sends only keep-alives (Anthropic pings, OpenAI-style comments) until closed. With
+   * `status`, an error response instead, whose JSON body starts and never ends.
    */
-  | { kind: 'broken'; text: string; end: 'drop' | 'stall' }
+  | { kind: 'broken'; text: string; end: 'drop' | 'stall'; status?: number }
   /** Answers `turn` once `ready` settles: the test decides when the run may go on. */
   | { kind: 'after'; ready: Promise<unknown>; turn: ScriptedTurn };
 
@@ -203,6 +204,12 @@ function respond(
       return;
     }
     case 'broken': {
+      if (turn.status !== undefined) {
+        res.writeHead(turn.status, { 'content-type': 'application/json' });
+        res.write('{"error": {"message": "overloaded, and this body never ends');
+        if (turn.end === 'drop') res.write('', () => setTimeout(() => res.socket?.destroy(), 50));
+        return;
+      }
       const reply: Reply = {
         id: `broken-${sequence}`,
         model: typeof body.model === 'string' ? body.model : 'fake-model',

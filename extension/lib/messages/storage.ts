@@ -8,6 +8,7 @@ export const en = {
   storageProblem_locked: 'another program holds the database',
   storageProblem_permission: 'no permission for the data folder',
   storageProblem_io_error: 'the disk reported an error',
+  storageProblem_replaced: 'the database file was replaced; NextAI restarts',
   storageSince: 'Since {time} · {code}',
   storageMeanwhile: 'Reading still works; changes wait or are refused.',
 } as const;
@@ -20,6 +21,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   storageProblem_locked: '另一个程序占用了数据库',
   storageProblem_permission: '无权打开数据文件夹',
   storageProblem_io_error: '磁盘报告了错误',
+  storageProblem_replaced: '数据库文件被替换了；NextAI 正在重启',
   storageSince: '自 {time} 起 · {code}',
   storageMeanwhile: '读取照常；更改会等待或被拒绝。',
 };

@@ -14,7 +14,7 @@ import { createLogger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
 import type { ModelRequest } from './providers/types.js';
 import { RunManager, type RunManagerOptions } from './run-manager.js';
-import { ScriptedProvider, type ScriptStep } from './testing/scripted-provider.js';
+import { ScriptedProvider, type ScriptedAnswer, type ScriptStep } from './testing/scripted-provider.js';
 
 const log = createLogger({ component: 'test', level: 'error' });
 // A tiny valid PNG (1×1), as a screenshot would return it (base64).
@@ -684,6 +684,45 @@ describe('RunManager: observing and context', () => {
     expect(manager.steps(run.id).some((step) => step.kind === 'summary')).toBe(true);
   });
 
+  it('asks again for a summary that broke off, and counts only the summary it used, with its step', async () => {
+    const big = 'x'.repeat(4000);
+    const tool = { name: 'system_info', input: {} };
+    const dropped = new AppError('UNAVAILABLE', 'The connection dropped during the answer.', {
+      details: { transient: true },
+    });
+    // The summary request is the one without tools: its first answer breaks off.
+    let summaries = 0;
+    let turns = 0;
+    const answer = (request: ModelRequest): ScriptedAnswer => {
+      if (request.tools.length === 0) {
+        summaries += 1;
+        return summaries === 1
+          ? { text: 'Earlier I chec', error: dropped, usage: { inputTokens: 500, outputTokens: 500 } }
+          : { text: 'Earlier I checked system info five times.', usage: { inputTokens: 100, outputTokens: 10 } };
+      }
+      turns += 1;
+      return turns <= 6
+        ? { calls: [tool], usage: { inputTokens: 1, outputTokens: 1 } }
+        : { text: 'done', usage: { inputTokens: 1, outputTokens: 1 } };
+    };
+    const { manager } = harness(
+      Array.from({ length: 10 }, () => answer),
+      { system_info: () => ({ note: big }) },
+      { loopOptions: { retryDelayMs: 1, modelRetryDelayMs: 1, contextBudgetTokens: 5000 } },
+    );
+    const run = await until(manager, manager.start({ goal: 'check' }, 'test').id, ['finished', 'failed', 'paused']);
+    expect(run.state).toBe('finished');
+    const steps = manager.steps(run.id).filter((step) => step.kind === 'summary');
+    const oks = steps.map((step) => (step.result as { ok?: boolean }).ok ?? true);
+    expect(oks.slice(0, 2)).toEqual([false, true]);
+    expect(oks.slice(1).every(Boolean)).toBe(true);
+    // Seven answers of 1/1 and each summary used of 100/10; not the summary that broke off (500/500).
+    // A summary is not a turn.
+    const used = oks.length - 1;
+    expect(run.usage).toMatchObject({ input_tokens: 7 + 100 * used, output_tokens: 7 + 10 * used });
+    expect(run.turns).toBe(7);
+  });
+
   it('continues a session: the earlier exchange is in the context of the next run', async () => {
     const { manager, provider } = harness([{ text: 'Paris.' }, { text: 'About 2.1 million.' }]);
     const first = await until(manager, manager.start({ goal: 'Capital of France?' }, 'test').id, ['finished']);
@@ -761,6 +800,29 @@ describe('RunManager: crash and resume', () => {
     const run = await until(second.manager, id, ['finished']);
     expect(run.result).toBe('Proceeding as you said.');
     expect(lastUserText(second.provider.requests[0])).toContain('yes');
+  });
+
+  it('after the database was replaced (a backup restored), a run that would go on by itself waits for the person', async () => {
+    const first = harness([{ hang: true }, { calls: [{ name: 'ask_user', input: { question: 'Proceed?' } }] }]);
+    const running = first.manager.start({ goal: 'slow' }, 'test').id;
+    await first.provider.waitForRequests(1);
+    const asking = first.manager.start({ goal: 'ask me' }, 'test').id;
+    await until(first.manager, asking, ['waiting_user']);
+    const second = harness([{ text: 'resumed by the person' }]);
+    const why = { code: 'DATABASE_REPLACED', message: 'The database was replaced; check, then resume it.' };
+    expect(second.manager.holdUnfinished(why)).toEqual([running]);
+    // The one waiting for the person still waits for them; the other waits, paused, saying why.
+    expect(second.manager.resumeUnfinished()).toEqual([asking]);
+    expect(second.manager.view(running)).toMatchObject({ state: 'paused', error: why });
+    expect(received.filter((event) => event.type === 'run.state').at(-1)?.data).toMatchObject({
+      run_id: running,
+      state: 'paused',
+      reason: why.message,
+    });
+    expect(second.provider.requests).toHaveLength(0);
+    // The person resumes it.
+    second.manager.resume(running);
+    expect((await until(second.manager, running, ['finished'])).result).toBe('resumed by the person');
   });
 
   it('a paused run stays paused across a restart until resumed', async () => {
@@ -1000,5 +1062,114 @@ describe('RunManager: a graceful stop (drain)', () => {
     write.release();
     await until(manager, id, ['paused']);
     expect(manager.steps(id).find((step) => step.kind === 'tool_call')?.result).toMatchObject({ ok: true });
+  });
+
+  it('a pause asked during a drain holds when the grace period runs out: the run is paused, not resumed at the next start', async () => {
+    const write = gatedWrite();
+    const first = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: write.tool,
+    });
+    const id = first.manager.start({ goal: 'write' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    first.manager.drain();
+    first.manager.pause(id);
+    // The grace period is over before the call ends: the stop shuts the loop down (Daemon.stop).
+    await first.manager.shutdown(500);
+    expect(first.manager.view(id).state).toBe('paused');
+
+    const second = harness([{ text: 'went on by itself' }]);
+    expect(second.manager.resumeUnfinished()).toEqual([]);
+    expect(second.manager.view(id).state).toBe('paused');
+    expect(second.provider.requests).toHaveLength(0);
+  });
+
+  it('a pause asked during a long tool call holds across a stop that does not wait for it (--now)', async () => {
+    const write = gatedWrite();
+    const first = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: write.tool,
+    });
+    const id = first.manager.start({ goal: 'write' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    first.manager.pause(id);
+    await first.manager.shutdown(500);
+    expect(first.manager.view(id).state).toBe('paused');
+    const second = harness([{ text: 'went on by itself' }]);
+    expect(second.manager.resumeUnfinished()).toEqual([]);
+  });
+
+  it('a stop without a pause still leaves the run to go on at the next start', async () => {
+    const write = gatedWrite();
+    const first = harness([{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }], {
+      file_write: write.tool,
+    });
+    const id = first.manager.start({ goal: 'write' }, 'test').id;
+    await vi.waitFor(() => expect(write.writes()).toBe(1));
+    first.manager.drain();
+    await first.manager.shutdown(500);
+    expect(first.manager.view(id).state).toBe('running');
+    const second = harness([{ text: 'Looked first.' }]);
+    expect(second.manager.resumeUnfinished()).toEqual([id]);
+    expect(await until(second.manager, id, ['finished'])).toMatchObject({ result: 'Looked first.' });
+  });
+
+  it('an approval answered during a drain does not move its run back to running', async () => {
+    let runId = '';
+    const { manager } = harness(
+      [{ calls: [{ name: 'file_write', input: { path: '/t/a', content: '1' } }] }],
+      {
+        // As the gateway does: the request is recorded, then the call waits for the answer.
+        file_write: (_input, context) => {
+          events.append('approval.requested', {
+            approval_id: 'ap-1',
+            call_id: 'call-1',
+            run_id: context.runId,
+            tool: 'file_write',
+            risk: 'high',
+            layer: 'project_policy',
+            reason: 'writes a file',
+          });
+          return new Promise(() => undefined);
+        },
+      },
+      { approvals: { statusForRunCall: () => 'pending', pendingForRun: () => [], get: () => ({ run_id: runId }) } },
+    );
+    runId = manager.start({ goal: 'write' }, 'test').id;
+    await until(manager, runId, ['waiting_approval']);
+    manager.drain();
+    await vi.waitFor(() => expect(manager.loopsRunning).toBe(0), { timeout: 5000 });
+    events.append('approval.answered', {
+      approval_id: 'ap-1',
+      call_id: 'call-1',
+      run_id: runId,
+      status: 'approved',
+      scope: 'once',
+      by: 'test',
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(manager.view(runId).state).toBe('waiting_approval');
+  });
+
+  it('a read-only tool that fails by chance during a drain is tried again before the loop stops', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let attempts = 0;
+    const { manager } = harness([{ calls: [{ name: 'app_list', input: {} }] }], {
+      app_list: async () => {
+        attempts += 1;
+        if (attempts === 1) {
+          await gate;
+          throw new AppError('TOOL_FAILED', 'wmctrl hiccup');
+        }
+        return { apps: [] };
+      },
+    });
+    const id = manager.start({ goal: 'list apps' }, 'test').id;
+    await vi.waitFor(() => expect(attempts).toBe(1));
+    manager.drain();
+    release();
+    await vi.waitFor(() => expect(manager.loopsRunning).toBe(0), { timeout: 5000 });
+    expect(attempts).toBe(2);
+    expect(manager.steps(id).find((step) => step.kind === 'tool_call')?.result).toMatchObject({ ok: true });
+    expect(manager.view(id).state).toBe('running');
   });
 });

@@ -23,7 +23,7 @@ import { RunLoop, type LoopOptions, type ModelChoice } from './loop/run-loop.js'
 import type { Message } from './providers/types.js';
 import { QuestionStore } from './question-store.js';
 import { RunImages } from './run-images.js';
-import { RunStore, type RunRecord } from './run-store.js';
+import { RunStore, type RunError, type RunRecord } from './run-store.js';
 import { settleRun, transitionRun, waitsForStorage, type RunEvents, type RunOutcome } from './run-transition.js';
 import { SessionStore, type SessionRecord } from './session-store.js';
 
@@ -327,7 +327,8 @@ export class RunManager {
       return resumed;
     }
     for (const run of this.runs.unfinishedRuns()) {
-      if (this.loops.has(run.id)) continue;
+      // A state not written yet (a run held by holdUnfinished while writes failed) holds it too.
+      if (this.loops.has(run.id) || this.unrecorded.has(run.id)) continue;
       // Paused by the person: it waits for them. Paused for the database: it goes on.
       if (run.state === 'paused' && !waitsForStorage(run)) continue;
       if (run.state === 'paused') {
@@ -344,6 +345,26 @@ export class RunManager {
     }
     if (resumed.length > 0) this.options.log.info('resuming unfinished runs', { runs: resumed });
     return resumed;
+  }
+
+  /**
+   * The database was replaced while the previous daemon ran (a backup restored): the runs in it are
+   * back at an earlier checkpoint, and what they did after it may have happened already. So none
+   * goes on by itself: each run that would (queued, running, waiting for the database) is paused
+   * with `why`, for the person to look and resume it. Runs waiting for the person stay so (their
+   * answer is the person's act); resumeUnfinished() after this starts only those.
+   */
+  holdUnfinished(why: RunError): string[] {
+    const held: string[] = [];
+    for (const run of this.runs.unfinishedRuns()) {
+      if (this.loops.has(run.id) || run.state === 'waiting_user' || run.state === 'waiting_approval') continue;
+      if (run.state === 'paused' && !waitsForStorage(run)) continue;
+      this.settle(run.id, { to: 'paused', reason: why.message, error: why });
+      held.push(run.id);
+    }
+    if (held.length > 0)
+      this.options.log.warn('the database was replaced: unfinished runs wait for the person', { runs: held });
+    return held;
   }
 
   /**
@@ -654,6 +675,9 @@ export class RunManager {
         }
         return;
       }
+      // While the daemon stops, a run's loop does not go on to act on an answer (the gateway runs
+      // nothing answered now either): the run keeps waiting, and takes the answer up after the restart.
+      if (this.draining) return;
       const approvalId = event.data.approval_id;
       if (typeof approvalId !== 'string') return;
       const runId = this.options.approvals.get(approvalId).run_id;

@@ -155,6 +155,11 @@ async function runDaemonInForeground(options: { service: boolean }): Promise<num
   process.off('SIGHUP', onSignal);
   clearTimeout(stable);
   if (options.service) writeServiceState(stateFile, { running: false, failures: 0 });
+  if (daemon.restartRequested) {
+    // Not a failure, but not done either: a code the service manager restarts on (database-replaced.ts).
+    log.info('daemon stopped to be started again on the database file now there');
+    return EXIT.DATABASE_REPLACED;
+  }
   log.info('daemon stopped');
   return EXIT.OK;
 }

@@ -11,7 +11,7 @@ export function registerDoctorCommand(program: Command, setExitCode: (code: numb
   program
     .command('doctor')
     .description(
-      'Check what the desktop tools need on this machine (display, helper programs, OCR data, permissions) and say how to fix what is missing.',
+      'Check what the desktop tools need on this machine (display, helper programs, OCR data, permissions) and whether the data folder is on a local disk, and say how to fix what is missing.',
     )
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {

@@ -91,9 +91,19 @@ export function registerStatusCommand(program: Command, setExitCode: (code: numb
     });
 }
 
-/** The storage lines of `nextai status`: "ok", or what is wrong, since when and what to do. */
+/**
+ * The storage lines of `nextai status`: "ok", or what is wrong, since when and what to do; and a
+ * warning when the data folder is on a network file system.
+ */
 export function storageLines(storage: StorageHealthReport, locale: Locale): string[] {
-  if (storage.ok) return ['storage:   ok'];
+  const network = storage.network_file_system;
+  const warning = network
+    ? [
+        say('WARNING: ', '警告：')[locale] + inLocale(network.message, network.message_translations, locale),
+        say('To fix: ', '解决办法：')[locale] + inLocale(network.fix, network.fix_translations, locale),
+      ].map((line) => ''.padEnd(11) + line)
+    : [];
+  if (storage.ok) return ['storage:   ok', ...warning];
   const since = storage.since ? say(`, since ${storage.since}`, `，自 ${storage.since} 起`)[locale] : '';
   const lines = [
     `${say('CANNOT WRITE', '无法写入')[locale]} (${storage.code ?? 'unknown'}${since})`,
@@ -104,7 +114,7 @@ export function storageLines(storage: StorageHealthReport, locale: Locale): stri
       '在此之前读取照常（状态、列表、审计校验）；需要保存的内容会等待或被拒绝。',
     )[locale],
   ];
-  return lines.map((line, index) => `${index === 0 ? 'storage:' : ''}`.padEnd(11) + line);
+  return [...lines.map((line, index) => `${index === 0 ? 'storage:' : ''}`.padEnd(11) + line), ...warning];
 }
 
 function formatDuration(ms: number): string {

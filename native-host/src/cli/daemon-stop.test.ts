@@ -1,6 +1,7 @@
+import { AppError } from '@nextai/shared';
 import { describe, expect, it } from 'vitest';
 
-import { describeDrain, describeStart, parseGraceSeconds, requestedGraceMs } from './daemon-stop.js';
+import { describeDrain, describeStart, droppedAtOnce, parseGraceSeconds, requestedGraceMs } from './daemon-stop.js';
 
 describe('nextai daemon stop', () => {
   it('asks for no grace with --now, for --grace in ms, and otherwise leaves it to the daemon', () => {
@@ -31,5 +32,20 @@ describe('nextai daemon stop', () => {
     expect(describeDrain({ running_calls: 3, remaining_ms: 0, ended: 'hurried' }, 3)).toBe(
       'stopping now: aborting 3 running tool calls',
     );
+  });
+
+  it('takes a connection dropped at once for a daemon that is stopping, not one that is missing or stuck', () => {
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(droppedAtOnce(reset)).toBe(true);
+    // As the connection passes it on (FramedStream).
+    const pipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    expect(droppedAtOnce(new AppError('DISCONNECTED', 'write EPIPE', { cause: pipe }))).toBe(true);
+    expect(droppedAtOnce(new AppError('DAEMON_UNAVAILABLE', 'The daemon closed the connection.'))).toBe(true);
+    const stuck = new AppError('DAEMON_UNAVAILABLE', 'accepts no connections', {
+      details: { reason: 'not_responding' },
+    });
+    expect(droppedAtOnce(stuck)).toBe(false);
+    expect(droppedAtOnce(new AppError('BUSY', 'too many clients'))).toBe(false);
+    expect(droppedAtOnce(new Error('something else'))).toBe(false);
   });
 });

@@ -92,6 +92,10 @@ export async function stopDaemon(options: StopOptions): Promise<number> {
     const stopping = options.now ? lockHolder(paths) : undefined;
     if (stopping?.held)
       return stopBySignal(paths, stopping.pid, 'it takes no new connections (it may be stopping)', options);
+    // It took the connection and dropped it at once: a daemon stopping does that to new clients.
+    // The stop asked first goes on; this one waits for it.
+    const dropped = droppedAtOnce(error) ? lockHolder(paths) : undefined;
+    if (dropped?.held) return waitForStopInProgress(paths, dropped.pid);
     throw error;
   }
   const { pid } = client.daemon;
@@ -130,6 +134,43 @@ export async function stopDaemon(options: StopOptions): Promise<number> {
   }
   printLine(`daemon stopped (pid ${pid}); it stays stopped until \`nextai daemon\` starts it`);
   return EXIT.OK;
+}
+
+/**
+ * Whether connecting failed because the daemon closed or reset the connection as soon as it was
+ * made (it refuses clients while it stops), rather than finding no daemon or one that is stuck.
+ */
+export function droppedAtOnce(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return true;
+  if (!(error instanceof AppError)) return false;
+  // The connection reset while saying hello ("read ECONNRESET", "write EPIPE": FramedStream).
+  if (error.code === 'DISCONNECTED') return true;
+  // "The daemon closed the connection" (DaemonClient): no reason of its own, unlike ensureDaemon's.
+  return error.code === 'DAEMON_UNAVAILABLE' && unavailableReason(error) === undefined;
+}
+
+/**
+ * Another stop is under way (the daemon holds its lock but drops new connections): waits for that
+ * daemon to end — at most its configured grace period and STOP_WAIT_MS — rather than failing.
+ */
+async function waitForStopInProgress(paths: DataPaths, pid: number | undefined): Promise<number> {
+  printLine('a stop is already in progress (waiting for it)');
+  const timeoutMs = readDaemonConfig(paths.configFile).config.stop_grace_seconds * 1000 + STOP_WAIT_MS;
+  const ended = pid === undefined ? await waitForUnlock(paths, timeoutMs) : await waitForExit(pid, timeoutMs);
+  const which = pid === undefined ? '' : ` (pid ${pid})`;
+  printLine(ended ? `daemon stopped${which}` : `daemon${which} is still finishing; it will not start new work`);
+  return EXIT.OK;
+}
+
+/** Waits for the daemon's lock to be let go (its pid unknown); false when `timeoutMs` passed first. */
+async function waitForUnlock(paths: DataPaths, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (lockHolder(paths).held) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
 }
 
 async function waitUntil(deadline: number): Promise<void> {

@@ -11,6 +11,12 @@ export const EXIT = {
   ALREADY_RUNNING: 4,
   /** `nextai run`: the run was stopped (`nextai runs stop`, an emergency stop) before it finished. */
   STOPPED: 5,
+  /**
+   * `nextai daemon`: it stopped because its database file was replaced or removed while it ran;
+   * start it again (the service manager does) and it uses the file now there. 75 is sysexits'
+   * EX_TEMPFAIL: try again.
+   */
+  DATABASE_REPLACED: 75,
   /** `nextai run`: Ctrl-C detached from the run, which goes on in the daemon (128 + SIGINT, as shells do). */
   INTERRUPTED: 130,
 } as const;

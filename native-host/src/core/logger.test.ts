@@ -221,11 +221,11 @@ describe('the logger in a process of its own', () => {
         throw new Error('a bug');
       });
     `);
-    expect(result.status).toBe(1);
+    expect(result.status, result.stderr).toBe(1);
     // Node still reports the crash on stderr, as before.
     expect(result.stderr).toContain('Error: a bug');
     const entries = entriesOf(file);
-    expect(entries).toHaveLength(1002);
+    expect(entries, result.stderr).toHaveLength(1002);
     expect(entries.at(-2)).toMatchObject({ level: 'warn', msg: 'the last line before the crash' });
     expect(entries.at(-1)).toMatchObject({
       level: 'error',

@@ -71,6 +71,7 @@ import { InstanceLock, ensurePrivateDirectory } from './instance-lock.js';
 import { registerRpcHandlers, type DaemonServices } from './rpc-handlers.js';
 import { recordPolicyChange } from './policy-change.js';
 import { watchStorage } from './storage-alerts.js';
+import { heldAfterReplacement, restartOnReplacedDatabase, takeReplacedMarker } from './database-replaced.js';
 import { daemonStopWork, drainBeforeStop } from './graceful-stop.js';
 import { stopGraceMs } from './stop-config.js';
 import { ToolGateway, type CallContext, type ToolCallRequest } from '../gateway/tool-gateway.js';
@@ -129,6 +130,8 @@ export class Daemon {
   /** The daemon's own headless browser for browser tools when no extension is connected. */
   private readonly headless: HeadlessBrowser | undefined;
   private stopping = false;
+  /** The database file was replaced under it: it stops to be started again on the new one (database-replaced.ts). */
+  private restartWanted = false;
   /** Aborted when a stop asked again means now: the graceful stop in progress waits no longer. */
   private readonly hurry = new AbortController();
   private resolveStopped!: () => void;
@@ -195,6 +198,20 @@ export class Daemon {
       paths,
       notifications: desktop.notifications,
       log: log.child('storage'),
+    });
+    // data.db replaced or removed while it runs: it keeps what the old file held and restarts on the new one.
+    restartOnReplacedDatabase({
+      db,
+      paths,
+      storage,
+      log: log.child('storage'),
+      restart: (reason) => {
+        if (this.stopping) return;
+        this.restartWanted = true;
+        this.stop(reason, { graceMs: this.stopGraceMs() }).catch((error: unknown) =>
+          log.error('error while stopping', { error: (error as Error).message }),
+        );
+      },
     });
     // The grant of the call in progress (set where runs and schedules enter the gateway, below):
     // the file tools check a path again as they act, narrowed by it.
@@ -335,6 +352,7 @@ export class Daemon {
           policy.current.config.security.max_file_size,
         ),
       terminalInput: terminalInputOn(desktop, platform),
+      stopping: () => this.stopping,
     });
     this.runManager = new RunManager({
       db,
@@ -511,6 +529,7 @@ export class Daemon {
         });
         return { graceMs: grace, runningCalls };
       },
+      stopping: () => this.stopping,
       recordPolicyChange: (summary, by) =>
         recordPolicyChange({ events, audit, configFile: paths.configFile }, summary, by),
       storage,
@@ -566,6 +585,9 @@ export class Daemon {
       events.record('daemon.started', { pid: process.pid, version: VERSION });
       // Before runs resume: a run whose task kept crashing the daemon is stopped, not resumed.
       daemon.scheduler.start();
+      // A database replaced under the last daemon (a backup restored): its runs wait for the person.
+      const replaced = takeReplacedMarker(paths, log);
+      if (replaced) daemon.runManager.holdUnfinished(heldAfterReplacement(replaced));
       daemon.runManager.resumeUnfinished();
       daemon.heartbeat.start();
       log.info('daemon started', { pid: process.pid, socket: paths.socket, data_dir: paths.dataDir });
@@ -615,6 +637,11 @@ export class Daemon {
     this.db.close();
     this.lock.release();
     this.resolveStopped();
+  }
+
+  /** Whether it stopped to be started again: its database file was replaced or removed while it ran. */
+  get restartRequested(): boolean {
+    return this.restartWanted;
   }
 
   /** Whether a stop has begun (a signal then means: stop now). */

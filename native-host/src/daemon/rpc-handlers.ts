@@ -44,6 +44,8 @@ export interface DaemonServices {
    * how many calls it waits for.
    */
   shutdown: (reason: string, graceMs: number | undefined) => { graceMs: number; runningCalls: number };
+  /** Whether a stop has begun (the daemon lets running calls finish, then ends). */
+  stopping: () => boolean;
   /** Records a policy change made through the daemon (events and audit). */
   recordPolicyChange: (summary: string, by: string) => void;
   /** Whether the database can be written; writes refused whole with a clear error when not. */
@@ -198,6 +200,17 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
   peer.handle('approvals.list', ({ status, limit }) => ({ approvals: services.approvals.list(status, limit) }));
   peer.handle('approvals.answer', async ({ id, decision, scope, message }) => {
     const actor = await asPerson('answer approval requests', 'approvals.answer');
+    // An answer now would start the action just as the stop cuts it short. Checked right before
+    // the answer is written (nothing waits in between), so no answer slips in after a stop began.
+    if (services.stopping()) {
+      throw new AppError(
+        'UNAVAILABLE',
+        say(
+          `The daemon is stopping; answer after it starts again (\`nextai daemon --detach\`). Request ${id} stays pending: a run takes it up again after the restart, and you can answer it then.`,
+          `守护进程正在停止；请在它重新启动后再回答（\`nextai daemon --detach\`）。请求 ${id} 仍保持待处理：重启后运行会再次使用它，届时你可以回答。`,
+        ),
+      );
+    }
     return { approval: services.approvals.answer(id, { decision, scope, message }, actor) };
   });
 

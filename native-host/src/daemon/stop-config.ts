@@ -5,6 +5,8 @@ import { parseConfigJson, readConfigFile } from '../policy/config-file.js';
 
 /** How long a stop lets running tool calls finish when config.json does not say. */
 export const DEFAULT_STOP_GRACE_SECONDS = 30;
+/** The longest grace period config.json may set (the service units give a stop this long and more). */
+export const MAX_STOP_GRACE_SECONDS = 600;
 
 /**
  * The `daemon` section of config.json, read when a stop begins, so an edit applies without a
@@ -16,11 +18,12 @@ export const DEFAULT_STOP_GRACE_SECONDS = 30;
  * }
  * ```
  *
- * Past a few minutes a service manager gives up on the stop and kills the daemon anyway.
+ * A service manager waits for the longest of these and 15 s more before it kills the daemon
+ * (service-units.ts): the daemon itself keeps to the grace period set here.
  */
 export const daemonConfigSchema = z
   .object({
-    stop_grace_seconds: z.number().int().min(0).max(600).default(DEFAULT_STOP_GRACE_SECONDS),
+    stop_grace_seconds: z.number().int().min(0).max(MAX_STOP_GRACE_SECONDS).default(DEFAULT_STOP_GRACE_SECONDS),
   })
   .strict();
 export type DaemonConfig = z.infer<typeof daemonConfigSchema>;

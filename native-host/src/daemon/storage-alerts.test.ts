@@ -149,6 +149,39 @@ describe('storage alerts', () => {
       .toEqual([['could not show the storage notification', { reason: 'no notification daemon' }]]);
   });
 
+  it('says a replaced database file in its own words, and lets the daemon wait for the notification', async () => {
+    const health = new FakeHealth();
+    const shown: string[] = [];
+    let show!: () => void;
+    const alerts = new StorageAlerts({
+      health,
+      file: FILE,
+      announce: () => undefined,
+      notify: (title) =>
+        new Promise((resolve) => {
+          show = () => {
+            shown.push(title);
+            resolve({ delivered: true });
+          };
+        }),
+      locale: () => 'en',
+      network: { type: 'nfs4', mountPoint: '/data' },
+    });
+    health.fail('SQLITE_READONLY_DBMOVED');
+    expect(alerts.report()).toMatchObject({
+      problem: 'replaced',
+      message: expect.stringContaining('/data/nextai/data.db was replaced or removed') as string,
+      network_file_system: { type: 'nfs4', mount_point: '/data' },
+    });
+    let settled = false;
+    const notified = alerts.notified().then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    show();
+    await notified;
+    expect(shown).toEqual(['NextAI Agent restarts: its database was replaced']);
+  });
+
   it('announces a database already failing when it starts', () => {
     const health = new FakeHealth();
     health.failing = { code: 'SQLITE_FULL', message: 'full', since: '2026-01-01T00:00:00.000Z' };

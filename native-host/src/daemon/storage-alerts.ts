@@ -10,7 +10,9 @@ import type { NotificationAdapter, Urgency } from '../platform/desktop.js';
 import { deliverNotification } from '../platform/notify.js';
 import { parseConfigJson, readConfigFile } from '../policy/config-file.js';
 import type { Db } from '../storage/database.js';
+import { databaseFile } from '../storage/database-file.js';
 import type { EventLog } from '../storage/event-log.js';
+import type { NetworkFileSystem } from '../storage/network-file-system.js';
 import type { StorageFailure } from '../storage/storage-health.js';
 import { describeProblem, problemOf, storageHealthReport } from '../storage/storage-problem.js';
 import { requireWritable, storageWrite } from '../storage/storage-writes.js';
@@ -35,6 +37,8 @@ export interface StorageAlertsOptions {
   now?: () => number;
   /** How long after a notification of a problem the same problem is not notified again. */
   quietMs?: number;
+  /** The network file system the data folder is on, said in every report (network-file-system.ts). */
+  network?: NetworkFileSystem | undefined;
 }
 
 /**
@@ -57,6 +61,8 @@ export class StorageAlerts {
   private episodeNotified = false;
   private lastNotice: { problem: string; at: number } | undefined;
   private readonly unsubscribe: () => void;
+  /** Notifications on their way. */
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(private readonly options: StorageAlertsOptions) {
     this.unsubscribe = options.health.onChange(() => this.update());
@@ -65,7 +71,12 @@ export class StorageAlerts {
   }
 
   report(): StorageHealthReport {
-    return storageHealthReport(this.options.health.failing, this.options.file);
+    return storageHealthReport(this.options.health.failing, this.options.file, this.options.network);
+  }
+
+  /** Settles once the notifications on their way now were shown or given up (before the daemon exits). */
+  async notified(): Promise<void> {
+    await Promise.all([...this.sending]);
   }
 
   close(): void {
@@ -92,7 +103,9 @@ export class StorageAlerts {
     this.lastNotice = { problem, at };
     const { message, fix } = describeProblem(problem, path.dirname(this.options.file), this.options.file);
     this.send(
-      say('NextAI Agent cannot save', 'NextAI Agent 无法保存'),
+      problem === 'replaced'
+        ? say('NextAI Agent restarts: its database was replaced', 'NextAI Agent 正在重启：数据库被替换了')
+        : say('NextAI Agent cannot save', 'NextAI Agent 无法保存'),
       say(`${message.en} ${fix.en}`, `${message['zh-CN']}${fix['zh-CN']}`),
       'critical',
     );
@@ -119,7 +132,7 @@ export class StorageAlerts {
 
   private send(title: Localized, body: Localized, urgency: Urgency): void {
     const locale = this.options.locale();
-    this.options
+    const sending: Promise<void> = this.options
       .notify(title[locale], body[locale], urgency)
       .then((sent) => {
         if (!sent.delivered) {
@@ -128,7 +141,9 @@ export class StorageAlerts {
       })
       .catch((error: unknown) =>
         this.options.log?.warn('could not show the storage notification', { error: (error as Error).message }),
-      );
+      )
+      .finally(() => this.sending.delete(sending));
+    this.sending.add(sending);
   }
 }
 
@@ -160,6 +175,8 @@ export interface DaemonStorage {
   write<T>(what: Localized, write: () => T): T;
   /** Refuses (STORAGE_ERROR) while the database is known not to take writes: before a change that must be recorded. */
   requireWritable(what: Localized): void;
+  /** Settles once the storage notifications on their way were shown (or given up). */
+  notified(): Promise<void>;
 }
 
 /** The daemon's storage alerts and guarded writes, wired to its database, event log and desktop. */
@@ -171,16 +188,23 @@ export function watchStorage(options: {
   log: Logger;
 }): DaemonStorage {
   const { db, events, paths } = options;
+  const followed = databaseFile(db);
   const alerts = new StorageAlerts({
     health: events.health,
     file: paths.database,
+    network: followed?.network,
     announce: (report) => void events.announce('storage.health', report),
     notify: (title, body, urgency) => deliverNotification(options.notifications, title, body, urgency),
     locale: () => notificationLocale(paths.configFile),
     log: options.log,
   });
   return {
-    report: () => alerts.report(),
+    // A status asked for looks at the database file first: a replaced one is said at once.
+    report: () => {
+      followed?.check();
+      return alerts.report();
+    },
+    notified: () => alerts.notified(),
     write: (what, write) => durably(db, () => storageWrite(db, what, write)),
     requireWritable: (what) => requireWritable(db, what),
   };

@@ -216,3 +216,56 @@ describe('ApprovalQueue.findForRunCall: an earlier answer stands only for what w
     expect(queue.get(stale.id)).not.toHaveProperty('sensitive_kind');
   });
 });
+
+describe('ApprovalQueue when the clock is set back or forward', () => {
+  let time: number;
+  const HOUR = 3_600_000;
+  const input = { command: 'npm publish' };
+  const ask = (asked: Decision) =>
+    queue.request({
+      callId: 'step-4',
+      runId: 'run-1',
+      project: 'default',
+      source: 'run',
+      tool: 'bash_execute',
+      input,
+      decision: asked,
+    });
+
+  beforeEach(() => {
+    time = Date.parse('2025-06-02T10:00:00Z');
+    queue = new ApprovalQueue(db, events, () => new Date(time));
+  });
+
+  it('a request waits for the person however the clock moves: it never expires, early or late', async () => {
+    const approval = ask(decision());
+    let settled: unknown;
+    void queue.wait(approval.id).then((answer) => (settled = answer));
+    time += 24 * HOUR;
+    await new Promise((resolve) => setImmediate(resolve));
+    time -= 25 * HOUR;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBeUndefined();
+    expect(queue.get(approval.id).status).toBe('pending');
+    expect(queue.list('pending', 10).map((entry) => entry.id)).toEqual([approval.id]);
+    queue.answer(approval.id, { decision: 'approve', scope: 'once' }, 'cli');
+    await expect.poll(() => settled).toEqual({ status: 'approved', scope: 'once' });
+    expect(queue.get(approval.id).answered_at).toBe('2025-06-02T09:00:00.000Z');
+  });
+
+  it('the latest request for a call is the one made last, even when the clock went back between them', () => {
+    // Asked at 10:00; the daemon restarts after the clock is set back an hour, the run repeats the
+    // call, which now needs another kind of approval: the old request is closed, a new one asked.
+    const first = ask(decision());
+    time -= HOUR;
+    const critical = decision(true);
+    expect(queue.findForRunCall('run-1', 'step-4', 'bash_execute', input, { decision: critical })).toBeUndefined();
+    expect(queue.get(first.id).status).toBe('cancelled');
+    const second = ask(critical);
+    expect(second.created_at < first.created_at).toBe(true);
+    queue.answer(second.id, { decision: 'approve', scope: 'once' }, 'cli');
+    // The call may have run: a run resumed after another restart must not take it for never run.
+    expect(queue.statusForRunCall('run-1', 'step-4')).toBe('approved');
+    expect(queue.findForRunCall('run-1', 'step-4', 'bash_execute', input, { decision: critical })?.id).toBe(second.id);
+  });
+});

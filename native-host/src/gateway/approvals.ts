@@ -76,6 +76,8 @@ export class ApprovalQueue {
   constructor(
     private readonly db: Db,
     private readonly events: EventLog,
+    /** The wall clock the request and answer times are read from (tests set it). */
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   /** Records a request and returns its id; `wait(id)` resolves when it is answered. */
@@ -94,7 +96,7 @@ export class ApprovalQueue {
       )
       .run(
         id,
-        new Date().toISOString(),
+        this.clock().toISOString(),
         request.callId,
         request.runId ?? null,
         request.project,
@@ -130,6 +132,9 @@ export class ApprovalQueue {
    * restart repeats its call with the same id and gets that answer instead of asking again.
    * A cancelled request does not count: the person never answered it.
    *
+   * The latest such request is the one made last (rowid), not the one with the latest time: the
+   * clock may have been set back between two requests.
+   *
    * The answer stands only for what the person was shown: the same decision layer, per-call
    * status and risk, and the same sensitive page action. A call that has since become something
    * else (the button now submits a password form) is asked about again; a still-pending request
@@ -144,7 +149,7 @@ export class ApprovalQueue {
   ): Approval | undefined {
     const rows = this.db
       .prepare(
-        `SELECT * FROM approvals WHERE run_id = ? AND call_id = ? AND tool = ? AND status != 'cancelled' ORDER BY created_at DESC`,
+        `SELECT * FROM approvals WHERE run_id = ? AND call_id = ? AND tool = ? AND status != 'cancelled' ORDER BY rowid DESC`,
       )
       .all(runId, callId, tool) as ApprovalRow[];
     const wanted = canonicalJson(input);
@@ -163,13 +168,13 @@ export class ApprovalQueue {
   /**
    * The status of the latest request for a run's tool call, whatever it was; undefined when the
    * call never asked. A resumed run uses it to tell "never executed" (pending, denied, cancelled)
-   * from "may have executed" (approved).
+   * from "may have executed" (approved). The latest is the one made last (rowid): after the clock
+   * was set back, an older request can carry the later time — and taking its "cancelled" for the
+   * answer to the newer, approved one would run the call again.
    */
   statusForRunCall(runId: string, callId: string): Approval['status'] | undefined {
     return this.db
-      .prepare(
-        'SELECT status FROM approvals WHERE run_id = ? AND call_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
-      )
+      .prepare('SELECT status FROM approvals WHERE run_id = ? AND call_id = ? ORDER BY rowid DESC LIMIT 1')
       .pluck()
       .get(runId, callId) as Approval['status'] | undefined;
   }
@@ -253,7 +258,7 @@ export class ApprovalQueue {
     }
     const status = answer.decision === 'approve' ? 'approved' : 'denied';
     const scope = answer.decision === 'approve' ? answer.scope : null;
-    const now = new Date().toISOString();
+    const now = this.clock().toISOString();
     // The answer, the run's tally and the event stand or fall together; whoever waits hears it
     // only once it is saved.
     const updated = storageWrite(this.db, say('the answer to the approval request', '对审批请求的答复'), () => {
@@ -285,7 +290,7 @@ export class ApprovalQueue {
         .prepare(
           `UPDATE approvals SET status = 'cancelled', message = ?, answered_at = ?, answered_by = 'nextai' WHERE id = ? AND status = 'pending'`,
         )
-        .run(why, new Date().toISOString(), id);
+        .run(why, this.clock().toISOString(), id);
       if (result.changes === 0) return false;
       const approval = this.get(id);
       this.events.append('approval.answered', {

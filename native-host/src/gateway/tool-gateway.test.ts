@@ -34,6 +34,7 @@ let audited: AuditEntry[];
 let emergency: EmergencyState;
 let assessment: { risk: RiskLevel; findings: string[]; guards: GuardVerdict[] };
 let notified: string[];
+let stopping: boolean;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-gateway-'));
@@ -45,6 +46,7 @@ beforeEach(async () => {
   emergency = { active: false };
   assessment = { risk: 'low', findings: [], guards: [] };
   notified = [];
+  stopping = false;
 });
 afterEach(() => {
   db.close();
@@ -78,6 +80,7 @@ function gateway(handlers: Partial<HostHandlers> = {}, agentInput?: AgentInputAc
       return { delivered: false, reason: 'no notification daemon in tests' };
     },
     browserClients: () => [],
+    stopping: () => stopping,
   });
 }
 
@@ -255,6 +258,48 @@ describe('ToolGateway: validate → decide → ask → execute → audit', () =>
     expect(await again).toMatchObject({ ok: false, error: { code: 'APPROVAL_DENIED' } });
     approvals.answer(other!.id, { decision: 'approve', scope: 'once' }, 'test');
     expect(await changed).toMatchObject({ ok: true });
+  });
+
+  it('runs nothing approved while the daemon stops, and leaves the approval for the run to find after the restart', async () => {
+    assessment.risk = 'high';
+    let ran = 0;
+    const handlers = {
+      system_info: async () => {
+        ran += 1;
+        return fakeInfo;
+      },
+    };
+    const run: CallContext = { source: 'run', runId: 'run-3', cancel: new AbortController().signal };
+    const request = { name: 'system_info', input: {}, call_id: 'step-2' };
+    const call = gateway(handlers).call(request, run);
+    await expect.poll(() => approvals.list('pending', 10).length).toBe(1);
+    stopping = true;
+    const [pending] = approvals.list('pending', 10);
+    approvals.answer(pending!.id, { decision: 'approve', scope: 'once' }, 'test');
+    expect(await call).toMatchObject({
+      ok: false,
+      error: { code: 'UNAVAILABLE', message: expect.stringContaining('daemon is stopping') },
+    });
+    expect(ran).toBe(0);
+    expect(audited.map((entry) => entry.kind)).not.toContain('execution');
+    expect(approvals.get(pending!.id)).toMatchObject({ status: 'approved' });
+
+    // After the restart, the run's call gets that answer and runs, without asking again.
+    stopping = false;
+    expect(await gateway(handlers).call(request, run)).toMatchObject({ ok: true });
+    expect(ran).toBe(1);
+    expect(approvals.list('all', 10)).toHaveLength(1);
+  });
+
+  it('a call approved before the stop began runs during it (tried again as the stop lets it finish)', async () => {
+    assessment.risk = 'high';
+    const run: CallContext = { source: 'run', runId: 'run-4', cancel: new AbortController().signal };
+    const request = { name: 'system_info', input: {}, call_id: 'step-5' };
+    const first = gateway().call(request, run);
+    await answerWhenAsked('approve');
+    expect(await first).toMatchObject({ ok: true });
+    stopping = true;
+    expect(await gateway().call(request, run)).toMatchObject({ ok: true });
   });
 
   it('notify_only runs the call and says whether the notification went out', async () => {

@@ -98,6 +98,11 @@ export interface ToolGatewayOptions {
   terminalInput?: TerminalInput;
   /** When the agent sends mouse or keyboard input (the side panel distrusts clicks right after). */
   agentInput?: AgentInputActivity;
+  /**
+   * Whether the daemon is stopping: a call whose approval comes in now does not start (the stop
+   * would cut it short), and its approval is left as it is for after the restart.
+   */
+  stopping?: () => boolean;
 }
 
 /** The categories of the tools that move the person's pointer or type on their keyboard. */
@@ -385,6 +390,7 @@ export class ToolGateway {
       }
     };
     context.cancel?.addEventListener('abort', onCancel, { once: true });
+    const waited = approval.status === 'pending';
     const answer = await this.options.approvals.wait(approval.id);
     context.cancel?.removeEventListener('abort', onCancel);
     const answered = this.options.approvals.get(approval.id);
@@ -412,6 +418,23 @@ export class ToolGateway {
         say(
           `The approval request was closed unanswered (${answer.message}).`,
           `审批请求在回答前被关闭（${answer.message}）。`,
+        ),
+      );
+    }
+    // The daemon began to stop while the call waited for the answer: what starts now would be cut
+    // short partway. It does not start, and its approval is kept as it is. (A call whose approval
+    // was given before — one tried again as a stop lets it finish — runs: the stop waits for it.)
+    if (waited && this.options.stopping?.()) {
+      this.options.log.info('an approved call does not start: the daemon is stopping', {
+        call_id: callId,
+        tool: tool.name,
+        approval_id: approval.id,
+      });
+      return failure(
+        'UNAVAILABLE',
+        say(
+          'Not run: the daemon is stopping, and a call started now would be cut short. The approval is kept as it is.',
+          '未运行：守护进程正在停止，现在开始的调用会被中途中断。审批按原样保留。',
         ),
       );
     }

@@ -10,6 +10,7 @@ function probes(overrides: Partial<DoctorProbes> = {}): DoctorProbes {
     windowManager: async () => true,
     jxa: async () => 'true',
     sandbox: () => ({ available: true, mechanism: 'bubblewrap', version: '0.8.0' }),
+    networkFileSystem: async () => undefined,
     ...overrides,
   };
 }
@@ -115,6 +116,34 @@ describe('nextai doctor', () => {
       status: 'missing',
       detail: 'missing packages: @tesseract.js-data/chi_sim',
     });
+  });
+
+  it('warns, without failing, when the data folder is on a network file system, and says where to keep it', async () => {
+    const asked: string[] = [];
+    const checks = await runDoctor(
+      'linux',
+      { DISPLAY: ':0', NEXTAI_HOME: '/mnt/share/nextai' },
+      probes({
+        networkFileSystem: async (dir) => {
+          asked.push(dir);
+          return { type: 'nfs4', mountPoint: '/mnt/share' };
+        },
+      }),
+    );
+    expect(asked).toEqual(['/mnt/share/nextai']);
+    expect(checks.find((check) => check.id === 'data-folder')).toEqual({
+      id: 'data-folder',
+      title: 'Data folder',
+      status: 'warning',
+      detail: expect.stringContaining(
+        "The data folder /mnt/share/nextai is on a network file system (nfs4, mounted at /mnt/share). SQLite's file locking is unreliable there",
+      ),
+      fix: expect.stringContaining('set NEXTAI_HOME to its new place'),
+      needed_for: expect.any(String),
+    });
+    expect(checks.filter((check) => check.status === 'missing')).toEqual([]);
+    const local = await runDoctor('linux', { DISPLAY: ':0', NEXTAI_HOME: '/home/me/.nextai' }, probes());
+    expect(local.find((check) => check.id === 'data-folder')).toMatchObject({ status: 'ok' });
   });
 
   it('on macOS, names the privacy settings for missing Screen Recording and Accessibility permissions', async () => {

@@ -6,7 +6,10 @@ import type { Platform } from '@nextai/shared';
 
 import { createSandbox } from '../sandbox/select.js';
 import type { SandboxStatus } from '../sandbox/types.js';
+import { resolveDataDir } from '../core/paths.js';
 import { runCommand } from '../core/subprocess.js';
+import { networkFileSystemAt, type NetworkFileSystem } from '../storage/network-file-system.js';
+import { describeNetworkFileSystem } from '../storage/storage-problem.js';
 import { requireDisplay } from './linux/display.js';
 
 /**
@@ -40,6 +43,8 @@ export interface DoctorProbes {
   jxa(script: string): Promise<string>;
   /** Whether the operating-system sandbox can start here (sandbox/select.ts). */
   sandbox(platform: Platform): SandboxStatus;
+  /** The network file system the folder is on, if it is on one (storage/network-file-system.ts). */
+  networkFileSystem(dir: string, platform: Platform): Promise<NetworkFileSystem | undefined>;
 }
 
 interface ProgramNeed {
@@ -65,7 +70,7 @@ export async function runDoctor(
   env: NodeJS.ProcessEnv,
   probes: DoctorProbes = realProbes,
 ): Promise<DoctorCheck[]> {
-  const checks: DoctorCheck[] = [sandboxCheck(platform, probes)];
+  const checks: DoctorCheck[] = [sandboxCheck(platform, probes), await dataFolderCheck(platform, env, probes)];
   if (platform === 'linux') {
     checks.push(await displayCheck(env, probes));
     for (const need of LINUX_PROGRAMS) checks.push(programCheck(need, probes));
@@ -135,6 +140,31 @@ function sandboxCheck(platform: Platform, probes: DoctorProbes): DoctorCheck {
     status: platform === 'windows' ? 'warning' : 'missing',
     detail: `${status.reason.en}: every command and app asks you first, and nothing runs unconfined without you`,
     ...(status.fix ? { fix: status.fix } : {}),
+    needed_for: neededFor,
+  };
+}
+
+/** SQLite's locking is unreliable on a network file system: said, not refused (network-file-system.ts). */
+async function dataFolderCheck(platform: Platform, env: NodeJS.ProcessEnv, probes: DoctorProbes): Promise<DoctorCheck> {
+  const dir = resolveDataDir(env);
+  const neededFor = 'keeping runs, approvals and the audit log safe in data.db';
+  const network = await probes.networkFileSystem(dir, platform).catch(() => undefined);
+  if (!network) {
+    return {
+      id: 'data-folder',
+      title: 'Data folder',
+      status: 'ok',
+      detail: `${dir} is on a local disk`,
+      needed_for: neededFor,
+    };
+  }
+  const { message, fix } = describeNetworkFileSystem(dir, network.type, network.mountPoint);
+  return {
+    id: 'data-folder',
+    title: 'Data folder',
+    status: 'warning',
+    detail: message.en,
+    fix: fix.en,
     needed_for: neededFor,
   };
 }
@@ -220,6 +250,7 @@ const requireFromHere = createRequire(import.meta.url);
 
 export const realProbes: DoctorProbes = {
   sandbox: (platform) => createSandbox(platform).status(),
+  networkFileSystem: (dir, platform) => networkFileSystemAt(dir, platform),
   which(program) {
     for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
       if (!directory) continue;

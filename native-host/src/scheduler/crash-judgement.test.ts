@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { judgeCrash, type CrashEvidence } from './crash-judgement.js';
 import type { DaemonLife } from './daemon-life.js';
 import type { ScheduleRunRecord } from './schedule-store.js';
+import { scheduleRun, T0 } from './testing/records.js';
 
-const T0 = Date.parse('2025-06-02T09:00:00Z');
 const BOOT = { id: 'boot-1', bootedAt: T0 - 86_400_000 };
 
 function life(fields: Partial<DaemonLife> = {}): DaemonLife {
@@ -12,32 +12,7 @@ function life(fields: Partial<DaemonLife> = {}): DaemonLife {
 }
 
 function open(taskId: string, fields: Partial<ScheduleRunRecord> = {}): { run: ScheduleRunRecord; taskName: string } {
-  return {
-    taskName: `name of ${taskId}`,
-    run: {
-      id: `run-of-${taskId}`,
-      scheduleId: taskId,
-      scheduledFor: T0,
-      day: '2025-06-02',
-      startedAt: T0,
-      finishedAt: null,
-      state: 'running',
-      outcome: null,
-      trigger: 'cron',
-      attempt: 1,
-      missed: 0,
-      missedTimes: [],
-      durationMs: null,
-      costUsd: 0,
-      summary: null,
-      errorCode: null,
-      runId: null,
-      steps: [],
-      suspended: false,
-      usedMs: 0,
-      ...fields,
-    },
-  };
+  return { taskName: `name of ${taskId}`, run: scheduleRun({ id: `run-of-${taskId}`, scheduleId: taskId, ...fields }) };
 }
 
 function judge(evidence: Partial<CrashEvidence>) {

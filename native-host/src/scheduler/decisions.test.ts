@@ -20,13 +20,13 @@ import {
 } from './decisions.js';
 import { checkDefinition } from './definition.js';
 import { UNKNOWN_PRESENCE } from './presence/presence.js';
-import type { CrashRecord, ScheduleRunRecord, ScheduleTask, StepRecord } from './schedule-store.js';
+import type { CrashRecord, ScheduleTask, StepRecord } from './schedule-store.js';
 import { stepFingerprint } from './steps-resume.js';
 import { ALLOWED } from './testing/harness.js';
+import { scheduleRun, T0 } from './testing/records.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
-const T0 = Date.parse('2025-06-02T09:00:00Z');
 const FIXED = [{ tool: 'system_info', input: {} }];
 
 /** A task as the store returns it (validated as the daemon would, every tool allowed). */
@@ -62,31 +62,7 @@ function task(
 }
 
 /** A history row of a run that has not ended. */
-function run(fields: Partial<ScheduleRunRecord> = {}): ScheduleRunRecord {
-  return {
-    id: 'run-1',
-    scheduleId: 'task-1',
-    scheduledFor: T0,
-    day: '2025-06-02',
-    startedAt: T0,
-    finishedAt: null,
-    state: 'running',
-    outcome: null,
-    trigger: 'cron',
-    attempt: 1,
-    missed: 0,
-    missedTimes: [],
-    durationMs: null,
-    costUsd: 0,
-    summary: null,
-    errorCode: null,
-    runId: null,
-    steps: [],
-    suspended: false,
-    usedMs: 0,
-    ...fields,
-  };
-}
+const run = scheduleRun;
 
 const dueAt = (...times: number[]): DueTimes => ({ times, total: times.length, latest: times.at(-1)! });
 

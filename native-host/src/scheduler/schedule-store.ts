@@ -167,6 +167,13 @@ interface RunRow {
 const iso = (time: number) => new Date(time).toISOString();
 
 /**
+ * A cursor set to "now" (a task turned on, its time changed) never moves back: after the wall clock
+ * was set back, "now" can be before a cron time that already ran, which would then come due again.
+ * The times are all `toISOString()` text, whose order is the order of the times.
+ */
+const CURSOR_FORWARD = 'MAX(cursor_at, ?)';
+
+/**
  * Scheduled tasks and their history in SQLite (tables `schedules` and `schedule_runs`). Every
  * write is durable (synchronous = FULL for its commit): the scheduler's cursor, retries and run
  * rows decide whether something runs, or runs again, after a power cut — the database is opened at
@@ -234,12 +241,15 @@ export class ScheduleStore {
     return this.get(id);
   }
 
-  /** Replaces the definition. A changed cron starts counting from `now` (nothing "missed" before it). */
+  /**
+   * Replaces the definition. A changed cron starts counting from `now` (nothing "missed" before it)
+   * — or from the cursor, if the clock was set back behind it (see {@link CURSOR_FORWARD}).
+   */
   update(id: string, definition: TaskDefinition, now: number, options: { resetCursor: boolean }): ScheduleTask {
     try {
       this.write(
         `UPDATE schedules SET name = ?, definition = ?, enabled = ?, updated_at = ?,
-             cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END
+             cursor_at = CASE WHEN ? THEN ${CURSOR_FORWARD} ELSE cursor_at END
            WHERE id = ?`,
         definition.name,
         JSON.stringify(definition),
@@ -260,7 +270,10 @@ export class ScheduleStore {
     return this.get(id);
   }
 
-  /** Turns a task on or off. Turning it on forgets what it missed while off, and any crashes counted against it. */
+  /**
+   * Turns a task on or off. Turning it on forgets what it missed while off (see {@link update} for
+   * where it counts from), and any crashes counted against it.
+   */
   setEnabled(id: string, enabled: boolean, now: number, reason: Localized | null): ScheduleTask {
     return this.atomically(() => this.setEnabledNow(id, enabled, now, reason));
   }
@@ -270,7 +283,7 @@ export class ScheduleStore {
     const definition = { ...task.definition, enabled };
     this.write(
       `UPDATE schedules SET enabled = ?, definition = ?, disabled_reason = ?, disabled_reason_translations = ?, updated_at = ?,
-           cursor_at = CASE WHEN ? THEN ? ELSE cursor_at END,
+           cursor_at = CASE WHEN ? THEN ${CURSOR_FORWARD} ELSE cursor_at END,
            consecutive_crashes = CASE WHEN ? THEN 0 ELSE consecutive_crashes END,
            crash_streak = CASE WHEN ? THEN NULL ELSE crash_streak END,
            retry_at = CASE WHEN ? THEN NULL ELSE retry_at END

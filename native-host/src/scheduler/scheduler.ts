@@ -1,8 +1,16 @@
-import { AppError, MAX_CATCH_UP_EACH, type EventData, type EventType, type Localized } from '@nextai/shared';
+import {
+  AppError,
+  MAX_CATCH_UP_EACH,
+  translationsOf,
+  type EventData,
+  type EventType,
+  type Localized,
+} from '@nextai/shared';
 
 import type { Logger } from '../core/logger.js';
 import type { DueTimes } from './catch-up.js';
 import type { Clock } from './clock.js';
+import { ClockWatch } from './clock-watch.js';
 import { CronSchedule, dayIn } from './cron.js';
 import { currentBoot, LifeRecord, type BootMark } from './daemon-life.js';
 import { DecisionWriter } from './decision-writer.js';
@@ -70,7 +78,10 @@ interface Active {
   controller: AbortController;
   timedOut: boolean;
   cancelWallTimer: () => void;
-  /** Wall time the run used under earlier daemons, and since when this one follows it. */
+  /**
+   * Wall time the run used under earlier daemons, and since when this one follows it (on the
+   * monotonic clock: setting the wall clock neither uses up nor gives back running time).
+   */
   usedBefore: number;
   since: number;
 }
@@ -107,6 +118,8 @@ export class Scheduler {
   private readonly failedUntil = new Map<string, number>();
   private readonly writer: DecisionWriter;
   private readonly life: LifeRecord | undefined;
+  /** Sees the wall clock being set while the scheduler runs (from its start: downtime is not a jump). */
+  private clockWatch: ClockWatch | undefined;
   private cancelTimer: (() => void) | undefined;
   private evaluating: Promise<void> | undefined;
   private again = false;
@@ -151,6 +164,7 @@ export class Scheduler {
     const previous = this.life?.read();
     const boot = (this.options.boot ?? currentBoot)();
     this.life?.begin(now, boot);
+    this.clockWatch = new ClockWatch(clock);
     recoverRuns(
       {
         store,
@@ -201,7 +215,7 @@ export class Scheduler {
         const decision = decideStop(store.getRun(historyId), now);
         if (decision.kind === 'suspend') {
           // The agent run is checkpointed and resumes at the next start; this row follows it then.
-          this.writer.suspend(historyId, active.usedBefore + (now - active.since));
+          this.writer.suspend(historyId, active.usedBefore + (clock.monotonic() - active.since));
           continue;
         }
         active.controller.abort(new AppError('DISCONNECTED', 'The daemon is stopping.'));
@@ -295,6 +309,7 @@ export class Scheduler {
 
   private async evaluateOnce(): Promise<void> {
     const { store, clock } = this.options;
+    this.noticeClockJump();
     const before = clock.now();
     const due = store
       .enabled()
@@ -350,6 +365,37 @@ export class Scheduler {
       return;
     }
     for (const action of after) action();
+  }
+
+  /**
+   * Says so when the wall clock was set since the last look (see clock-watch.ts): in the log and
+   * as a `clock.changed` event. Nothing else is needed — cursors keep a time that ran from coming
+   * due again, and times jumped over are due now — but the person should not have to guess.
+   */
+  private noticeClockJump(): void {
+    const jump = this.clockWatch?.look();
+    if (!jump) return;
+    const { log, events } = this.options;
+    const fields = { minutes: jump.minutes, now: new Date(this.options.clock.now()).toISOString() };
+    if (jump.direction === 'back') {
+      log.warn(`the clock went back by ${jump.minutes} min; tasks already run are not run again`, fields);
+    } else {
+      log.info(
+        `the clock moved ahead by ${jump.minutes} min (the machine slept, or the clock was set forward); ` +
+          'times due meanwhile are caught up as each task’s catch-up policy says',
+        fields,
+      );
+    }
+    try {
+      events.append('clock.changed', {
+        direction: jump.direction,
+        minutes: jump.minutes,
+        message: jump.message.en,
+        message_translations: translationsOf(jump.message),
+      });
+    } catch (error) {
+      log.warn('could not record that the clock changed', { error: (error as Error).message });
+    }
   }
 
   /** A cron time or a retry of the task is due. */
@@ -410,10 +456,12 @@ export class Scheduler {
     const controller = new AbortController();
     // The wall-time limit counts time this run was followed by a daemon: what earlier daemons
     // used (written at their clean stop, or at each sign of progress before a crash), plus this
-    // one's. The time the daemon was down — a reboot, a night powered off — is not counted.
+    // one's. The time the daemon was down — a reboot, a night powered off — is not counted, nor
+    // is a change of the wall clock: this daemon's share is measured on the monotonic clock, as
+    // its timer runs.
     const usedBefore = run.usedMs;
-    const since = clock.now();
-    const used = () => usedBefore + (clock.now() - since);
+    const since = clock.monotonic();
+    const used = () => usedBefore + (clock.monotonic() - since);
     // Progress goes to disk with the time used so far, in one durable write.
     const progress = (write: () => void) =>
       store.atomically(() => {

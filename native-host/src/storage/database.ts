@@ -1,12 +1,16 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 import Database from 'better-sqlite3';
 
 import { AppError } from '@nextai/shared';
 
 import type { Logger } from '../core/logger.js';
+import { followDatabaseFile } from './database-file.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { networkFileSystemAt } from './network-file-system.js';
 import { storageHealth } from './storage-health.js';
+import { describeNetworkFileSystem } from './storage-problem.js';
 
 export type Db = Database.Database;
 
@@ -22,7 +26,9 @@ export const BUSY_TIMEOUT_MS = 5000;
 /**
  * Opens `data.db` in WAL mode and brings its schema up to date. Before migrating a database that
  * already holds data, a copy is kept next to it, so a failed or regretted upgrade loses nothing.
- * A database written by a newer version is refused rather than touched.
+ * A database written by a newer version is refused rather than touched. The file's identity is
+ * recorded (database-file.ts), and a data folder on a network file system is warned about in the
+ * log (network-file-system.ts): SQLite's locking is unreliable there.
  */
 export async function openDatabase(
   file: string,
@@ -48,6 +54,20 @@ export async function openDatabase(
     throw error;
   }
   storageHealth(db, log);
+  // Which file it is, so one replaced or removed under the daemon is noticed (database-file.ts).
+  const followed = followDatabaseFile(db, file, log);
+  followed.network = await networkFileSystemAt(path.dirname(file)).catch(() => undefined);
+  if (followed.network) {
+    const { message, fix } = describeNetworkFileSystem(
+      path.dirname(file),
+      followed.network.type,
+      followed.network.mountPoint,
+    );
+    log.warn(`${message.en} ${fix.en}`, {
+      file_system: followed.network.type,
+      mount_point: followed.network.mountPoint,
+    });
+  }
   return db;
 }
 

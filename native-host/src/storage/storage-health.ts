@@ -52,6 +52,10 @@ export class StorageHealth {
   private readonly recoveredListeners = new Set<() => void>();
   private readonly changeListeners = new Set<() => void>();
   private retryTimer: ReturnType<typeof setInterval> | undefined;
+  /** The database file was replaced or removed under the connection (database-file.ts): for good. */
+  private replaced = false;
+  /** Looks whether the file at the database's path is still the one open (database-file.ts). */
+  private fileCheck: (() => unknown) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -70,6 +74,8 @@ export class StorageHealth {
   noteFailure(error: unknown): boolean {
     const failure = storageFailureOf(error);
     if (!failure) return false;
+    // Nothing to wait for: the daemon restarts on the file now there.
+    if (this.replaced) return true;
     if (!this.failure) {
       this.failure = { ...failure, since: new Date().toISOString() };
       this.log?.warn('the database cannot be written now; waiting for it and trying again', failure);
@@ -81,7 +87,7 @@ export class StorageHealth {
 
   /** Notes a write that worked: if writes were failing, they work again, and those waiting are told. */
   noteSuccess(): void {
-    if (!this.failure) return;
+    if (!this.failure || this.replaced) return;
     const { code, since } = this.failure;
     this.failure = undefined;
     this.stopRetrying();
@@ -89,6 +95,30 @@ export class StorageHealth {
     // Never inside the write that noticed it (an event being appended, a transaction).
     setImmediate(() => this.call(this.recoveredListeners, 'working again'));
     this.tellChanged();
+  }
+
+  /**
+   * Notes that the database file was replaced or removed while the connection had it open
+   * (database-file.ts, which has stopped writing into the old one): writes fail from now on and
+   * never work again on this connection — nothing is retried, no write that seems to work says
+   * otherwise — until the daemon restarts on the file now there.
+   */
+  noteReplaced(failure: { code: string; message: string }): void {
+    if (this.replaced) return;
+    this.replaced = true;
+    this.stopRetrying();
+    this.failure = { ...failure, since: new Date().toISOString() };
+    this.tellChanged();
+  }
+
+  /** Whether the database file was replaced or removed under the connection. */
+  get isReplaced(): boolean {
+    return this.replaced;
+  }
+
+  /** What each probe asks first: whether the database's file is still the one open (database-file.ts). */
+  checkFileWith(check: () => unknown): void {
+    this.fileCheck = check;
   }
 
   /** Called (outside any write) each time writing works again after failing. Returns the unsubscribe function. */
@@ -110,10 +140,12 @@ export class StorageHealth {
   /**
    * Whether writing works now: one small write in its own transaction, waiting at most
    * {@link PROBE_BUSY_TIMEOUT_MS} for a lock (not the connection's full busy timeout, which would
-   * hold the daemon's event loop that long at every try). Notes what it learnt.
+   * hold the daemon's event loop that long at every try). Notes what it learnt. First it looks
+   * whether the database's file is still the one open: a replaced file is never "writable".
    */
   probe(): boolean {
-    if (!this.db.open || this.db.inTransaction) return false;
+    this.fileCheck?.();
+    if (this.replaced || !this.db.open || this.db.inTransaction) return false;
     let previous: number | undefined;
     try {
       previous = this.db.pragma('busy_timeout', { simple: true }) as number;

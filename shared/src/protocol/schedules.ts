@@ -334,6 +334,16 @@ export const SCHEDULE_EVENT_SCHEMAS = {
     problem: z.string(),
     run_id: z.string().optional(),
   }),
+  /**
+   * The wall clock was set back or forward (or, forward, the machine slept) by at least a minute
+   * while the daemon ran; `message` says what that means for scheduled tasks.
+   */
+  'clock.changed': z.object({
+    direction: z.enum(['back', 'forward']),
+    minutes: z.number().int(),
+    message: z.string(),
+    message_translations: messageTranslationsSchema.optional(),
+  }),
   'power.changed': z.object({
     on_battery: z.boolean().nullable(),
     screen_locked: z.boolean().nullable(),

@@ -5,9 +5,10 @@ import { messageTranslationsSchema } from '../i18n.js';
 /**
  * Why the daemon's database cannot be written, in the words a person acts on: the disk is full,
  * the file or folder became read-only, another program holds the lock, the folder may not be
- * opened, or the disk reported an error.
+ * opened, the disk reported an error, or the file was replaced or removed while the daemon had it
+ * open (it then restarts on the file now there).
  */
-export const STORAGE_PROBLEMS = ['disk_full', 'read_only', 'locked', 'permission', 'io_error'] as const;
+export const STORAGE_PROBLEMS = ['disk_full', 'read_only', 'locked', 'permission', 'io_error', 'replaced'] as const;
 export type StorageProblem = (typeof STORAGE_PROBLEMS)[number];
 
 /**
@@ -28,6 +29,21 @@ export const storageHealthSchema = z.object({
   message_translations: messageTranslationsSchema.optional(),
   fix: z.string().optional(),
   fix_translations: messageTranslationsSchema.optional(),
+  /**
+   * The data folder is on a network file system (NFS, SMB, sshfs…), where SQLite's locking is
+   * unreliable: said while writing works too, since what it risks shows only when a lock is lost.
+   */
+  network_file_system: z
+    .object({
+      /** The file system's type as the system names it (nfs4, cifs, fuse.sshfs…). */
+      type: z.string(),
+      mount_point: z.string().optional(),
+      message: z.string(),
+      message_translations: messageTranslationsSchema.optional(),
+      fix: z.string(),
+      fix_translations: messageTranslationsSchema.optional(),
+    })
+    .optional(),
   /** On the event that says writing works again: the problem that ended. */
   recovered_from: z.object({ problem: z.enum(STORAGE_PROBLEMS), code: z.string(), since: z.string() }).optional(),
 });

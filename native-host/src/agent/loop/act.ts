@@ -162,11 +162,11 @@ async function executeCall(
   const callTool = (): Promise<ToolResult> => callChokepoint(runtime, { name: call.name, input, call_id: call.id });
   let result = await callTool();
   let attempts = 1;
-  while (shouldRetry(effect, result, attempts) && runtime.interrupt === undefined) {
+  while (shouldRetry(effect, result, attempts) && mayRetry(runtime)) {
     await sleep(retryDelay(runtime.options.retryDelayMs, attempts), undefined, {
       signal: runtime.runAbort.signal,
     }).catch(() => undefined);
-    if (runtime.interrupt !== undefined) break;
+    if (!mayRetry(runtime)) break;
     attempts += 1;
     result = await callTool();
   }
@@ -200,6 +200,15 @@ async function executeCall(
     block: verdict.note ? withNote(block, verdict.note) : block,
     finished: { step, result: verdict.note ? { ...stored, note: verdict.note } : stored },
   };
+}
+
+/**
+ * Whether a read-only tool's automatic retry goes on: not once the run is paused, stopped or shut
+ * down — but during a graceful stop's drain it does, as part of the action in progress (the
+ * retries are few and short, and the drain waits for them within its grace period).
+ */
+function mayRetry(runtime: LoopRuntime): boolean {
+  return runtime.interrupt === undefined || (runtime.interrupt === 'shutdown' && runtime.draining);
 }
 
 /** A tool call through the policy; at a shutdown the loop stops waiting for it (see LoopRuntime.stopAbort). */

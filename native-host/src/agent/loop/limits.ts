@@ -58,6 +58,8 @@ export interface CountedUsage {
   model: string;
   price: ModelPrice | undefined;
   cost: number;
+  /** Model turns it counts for: 1 for an answer (the default), 0 for a summary. */
+  turns?: number;
 }
 
 /** Adds a model call's usage to the run's totals; call it inside the write of the call's step. */
@@ -82,18 +84,4 @@ export function emitUsage(runtime: LoopRuntime): void {
     cost_usd: run.usage.costUsd,
     turns: run.turns,
   });
-}
-
-/** Counts a model call that has no step of its own (a summary), and tells the panel. */
-export function recordUsage(
-  runtime: LoopRuntime,
-  usage: Usage,
-  model: string,
-  price: ModelPrice | undefined,
-  turns: number,
-): number {
-  const cost = callCost(usage, price);
-  addUsage(runtime, { usage, model, price, cost }, turns);
-  emitUsage(runtime);
-  return cost;
 }

@@ -114,6 +114,12 @@ export class LoopRuntime {
   /** Aborted to restart the current model call (a steer arrived) or to pause. */
   turnAbort = new AbortController();
   interrupt: Interrupt | undefined;
+  /**
+   * The daemon is stopping gracefully (RunLoop.drain) and the loop has not been shut down: the
+   * action in progress goes on to its end — a read-only tool's automatic retries included — and
+   * the loop stops before its next step.
+   */
+  draining = false;
   /** Set when the loop starts (restored from the checkpoint or fresh); undefined before. */
   state!: LoopState;
 
@@ -145,7 +151,7 @@ export class LoopRuntime {
     this.services.runs.atomically(() => {
       if (step.intent) this.services.runs.recordStep(this.runId, step.step, step.intent, step.result);
       else this.services.runs.recordResult(this.runId, step.step, step.result);
-      if (step.usage) addUsage(this, step.usage, 1);
+      if (step.usage) addUsage(this, step.usage, step.usage.turns ?? 1);
       also?.();
       this.checkpoint();
     });

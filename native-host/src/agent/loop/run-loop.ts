@@ -43,8 +43,11 @@ export class RunLoop {
   storageTrouble: { error: unknown; unrecorded: RunOutcome | undefined } | undefined;
   private readonly runtime: LoopRuntime;
   private stopReason = 'stopped by the person';
-  /** Draining for a graceful stop (see drain), and not yet shut down. */
-  private draining = false;
+  /**
+   * The person asked for a pause. Kept through a shutdown (which takes the interrupt over): the run
+   * is then recorded paused, not left to go on by itself at the next start.
+   */
+  private pauseRequested = false;
   private readonly incomingNotes: string[] = [];
   /** Calls found after a restart that never ran (approval pending or refused, ask_user): their steps. */
   private reissued = new Map<string, number>();
@@ -70,7 +73,8 @@ export class RunLoop {
   /** Parks the run after the action in progress (an in-flight model call is abandoned and redone later). */
   pause(): void {
     // A pause asked while the loop drains holds across the restart: the run waits for the person then too.
-    if (this.runtime.interrupt === undefined || this.draining) this.runtime.interrupt = 'pause';
+    if (this.runtime.interrupt === undefined || this.runtime.draining) this.runtime.interrupt = 'pause';
+    this.pauseRequested = true;
     this.runtime.turnAbort.abort(new Interrupted('pause'));
   }
 
@@ -81,9 +85,12 @@ export class RunLoop {
     this.runtime.runAbort.abort(new Interrupted('stop'));
   }
 
-  /** The daemon is going away: stop driving, leave the run as it is so it resumes at the next start. */
+  /**
+   * The daemon is going away: stop driving, leave the run as it is so it resumes at the next start
+   * — or, when the person asked for a pause that the loop had not reached yet, paused (see end).
+   */
   shutdown(): void {
-    this.draining = false;
+    this.runtime.draining = false;
     if (this.runtime.interrupt !== 'stop') this.runtime.interrupt = 'shutdown';
     this.runtime.runAbort.abort(new Interrupted('shutdown'));
   }
@@ -97,7 +104,7 @@ export class RunLoop {
    */
   drain(): void {
     if (this.runtime.interrupt !== undefined) return;
-    this.draining = true;
+    this.runtime.draining = true;
     this.runtime.interrupt = 'shutdown';
     this.runtime.turnAbort.abort(new Interrupted('shutdown'));
   }
@@ -185,11 +192,33 @@ export class RunLoop {
     this.runtime.transition('finished');
   }
 
+  /**
+   * A shutdown ended a loop the person had asked to pause, before the pause took hold (a tool call
+   * was still running: a pause waits for it, a stop that no longer waits does not). The run is
+   * recorded paused — with its last checkpoint, as after any shutdown: the call cut short is
+   * "outcome unknown" once the person resumes it — so it does not go on by itself at the next start.
+   * When the database cannot be written this is lost, and the run goes on at the next start.
+   */
+  private pausedAtShutdown(): void {
+    const { services } = this.runtime;
+    try {
+      settleRun(services.runs, services.events, this.runId, { to: 'paused', reason: 'paused by the person' });
+    } catch (inner) {
+      services.log.warn('could not record the pause of a run as the daemon stopped; it goes on at the next start', {
+        run_id: this.runId,
+        error: (inner as Error).message,
+      });
+    }
+  }
+
   private end(error: unknown): void {
     const runtime = this.runtime;
     const { log } = runtime.services;
     const kind: Interrupt | undefined = error instanceof Interrupted ? error.kind : runtime.interrupt;
-    if (kind === 'shutdown') return;
+    if (kind === 'shutdown') {
+      if (this.pauseRequested) this.pausedAtShutdown();
+      return;
+    }
     const storage = kind === undefined ? storageFailureOf(error) : undefined;
     let outcome: RunOutcome;
     if (kind === 'pause') outcome = { to: 'paused', reason: 'paused by the person' };

@@ -1,7 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
 import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
-import { redactSecrets } from './retry.js';
+import { isTransientStreamError, redactSecrets } from './retry.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -170,14 +170,14 @@ export class AnthropicProvider implements ModelProvider {
         case 'error': {
           const error = asRecord(data.error);
           const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
-          // An error after HTTP 200 (overloaded_error, api_error): another attempt usually works.
+          // An error after HTTP 200: an overload (overloaded_error, api_error) usually passes.
           throw new AppError(
             'UNAVAILABLE',
             say(
               `The Anthropic API failed during the answer (${asString(error.type) ?? 'error'}: ${message}).`,
               `Anthropic 接口在回答过程中出错（${asString(error.type) ?? 'error'}：${message}）。`,
             ),
-            { details: { type: error.type, transient: true } },
+            { details: { type: error.type, transient: isTransientStreamError(error) } },
           );
         }
         default:

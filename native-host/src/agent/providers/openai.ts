@@ -1,7 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
 import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
-import { redactSecrets } from './retry.js';
+import { isTransientStreamError, redactSecrets } from './retry.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -164,15 +164,15 @@ export class OpenAiProvider implements ModelProvider {
       if (chunk.error !== undefined) {
         const error = asRecord(chunk.error);
         const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
-        // An error after HTTP 200 (Groq's tool_use_failed, an overloaded backend): another
-        // attempt usually gets a valid answer.
+        // An error after HTTP 200: an overloaded backend or Groq's tool_use_failed usually
+        // passes on another attempt; a context-length error does not.
         throw new AppError(
           'UNAVAILABLE',
           say(
             `The OpenAI-compatible API failed during the answer (${message}).`,
             `OpenAI 兼容接口在回答过程中出错（${message}）。`,
           ),
-          { details: { type: error.type, code: error.code, transient: true } },
+          { details: { type: error.type, code: error.code, transient: isTransientStreamError(error) } },
         );
       }
       const usage = asRecord(chunk.usage);

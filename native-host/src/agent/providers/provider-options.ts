@@ -26,15 +26,16 @@ export function callSignal(
   label: string,
 ): { signal: AbortSignal; done: () => void } {
   const deadline = new AbortController();
-  const minutes = Math.round(policy.callDeadlineMs / 60_000);
+  const seconds = Math.round(policy.callDeadlineMs / 1000);
+  const [en, zh] =
+    seconds < 120
+      ? [`${seconds} s`, `${seconds} 秒`]
+      : [`${Math.round(seconds / 60)} min`, `${Math.round(seconds / 60)} 分钟`];
   const timer = setTimeout(() => {
     deadline.abort(
       new AppError(
         'TIMEOUT',
-        say(
-          `The ${label} API did not finish its answer within ${minutes} min.`,
-          `${label} 接口在 ${minutes} 分钟内没有完成回答。`,
-        ),
+        say(`The ${label} API did not finish its answer within ${en}.`, `${label} 接口在 ${zh}内没有完成回答。`),
         { details: { transient: true, deadline_ms: policy.callDeadlineMs } },
       ),
     );

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  DEFAULT_RETRY_POLICY,
   decideRetry,
+  DEFAULT_RETRY_POLICY,
   errorForResponse,
   fetchWithRetry,
+  isTransientStreamError,
   parseRetryAfter,
   type RetryPolicy,
 } from './retry.js';
@@ -179,5 +180,25 @@ describe('errorForResponse', () => {
       1,
     );
     expect(error.message).toMatch(/no quota or credit left.*credit balance is too low.*retrying will not help/);
+  });
+});
+
+describe('isTransientStreamError', () => {
+  it('retries an overload, a server fault and a malformed tool call, not what will fail again', () => {
+    expect(isTransientStreamError({ type: 'overloaded_error', message: 'Overloaded' })).toBe(true);
+    expect(isTransientStreamError({ type: 'api_error', message: 'Internal server error' })).toBe(true);
+    expect(
+      isTransientStreamError({
+        type: 'invalid_request_error',
+        code: 'tool_use_failed',
+        message: 'Failed to call a function',
+      }),
+    ).toBe(true);
+    expect(isTransientStreamError({ message: 'upstream connect error' })).toBe(true);
+    expect(isTransientStreamError({ type: 'invalid_request_error', message: 'prompt is too long' })).toBe(false);
+    expect(isTransientStreamError({ message: "This model's maximum context length is 32768 tokens" })).toBe(false);
+    expect(isTransientStreamError({ code: 'context_length_exceeded' })).toBe(false);
+    expect(isTransientStreamError({ type: 'authentication_error', message: 'invalid x-api-key' })).toBe(false);
+    expect(isTransientStreamError({ code: 'content_filter', message: 'filtered' })).toBe(false);
   });
 });

@@ -32,6 +32,25 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   random: Math.random,
 };
 
+/**
+ * Whether an error the server sent inside an answer (after HTTP 200) may not come again: an
+ * overload or a server fault may pass, and so may a malformed tool call the model made (Groq's
+ * `tool_use_failed`); a request that is too long, refused by a filter, unauthorised or naming
+ * nothing that exists will fail the same way each time.
+ */
+export function isTransientStreamError(error: { type?: unknown; code?: unknown; message?: unknown }): boolean {
+  const type = typeof error.type === 'string' ? error.type : '';
+  const code = typeof error.code === 'string' || typeof error.code === 'number' ? String(error.code) : '';
+  const message = typeof error.message === 'string' ? error.message : '';
+  if (code === 'tool_use_failed') return true;
+  if (/^(authentication|permission|not_found|request_too_large|billing)_error$/.test(type)) return false;
+  if (/context_length|content_filter|insufficient_quota|invalid_api_key|model_not_found/.test(code)) return false;
+  if (type === 'invalid_request_error') return false;
+  return !/maximum context length|context window|too many tokens|content (management )?policy|content_filter/i.test(
+    message,
+  );
+}
+
 /** Statuses worth another attempt: rate limits, server errors, Anthropic's 529 "overloaded". */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -213,6 +232,7 @@ export async function fetchWithRetry(
     try {
       response = await doFetch(url, { ...init, signal: attemptSignal });
     } catch (error) {
+      clearTimeout(timer);
       if (signal?.aborted) throw signal.reason;
       const timedOut = timeout.signal.aborted;
       const decision = decideRetry(attempt, undefined, policy);
@@ -234,13 +254,17 @@ export async function fetchWithRetry(
         ),
         { cause: error, details: { transient: true, attempts: attempt } },
       );
-    } finally {
-      clearTimeout(timer);
     }
-    if (response.ok) return response;
+    if (response.ok) {
+      clearTimeout(timer);
+      return response;
+    }
+    // The attempt's time limit covers the error's body too: a body that never ends is cut off.
     const bodyText = await response
       .text()
       .catch((error: unknown) => `(body unreadable: ${describeNetworkError(error)})`);
+    clearTimeout(timer);
+    if (signal?.aborted) throw signal.reason;
     const body = parseErrorBody(bodyText);
     const retryAfterMs = parseRetryAfter(response.headers, Date.now());
     if (isRetryableStatus(response.status) && !isQuotaError(response.status, body)) {

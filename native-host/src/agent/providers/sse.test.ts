@@ -142,3 +142,32 @@ describe('readServerSentEvents: a stream that stops or drops', () => {
     expect(isTransientModelError(error)).toBe(false);
   });
 });
+
+describe('SseParser: lines that never end', () => {
+  it('refuses a line or an event past its limit as a malformed stream another attempt may not send', () => {
+    const parser = new SseParser(1000);
+    expect(parser.push(`: ${'x'.repeat(500)}`)).toEqual([]);
+    expect(() => parser.push('x'.repeat(600))).toThrow(/malformed stream \(a line or event longer than/);
+    const events = new SseParser(1000);
+    const error = (() => {
+      try {
+        for (let i = 0; i < 20; i += 1) events.push(`data: ${'y'.repeat(90)}\n`);
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(AppError);
+    expect(isTransientModelError(error)).toBe(true);
+  });
+
+  it('reads a long line sent in many small pieces whole, and a CR at a chunk end followed by text', () => {
+    const parser = new SseParser();
+    const long = 'z'.repeat(100_000);
+    const events = [];
+    for (let at = 0; at < long.length; at += 7)
+      events.push(...parser.push(`${at === 0 ? 'data: ' : ''}${long.slice(at, at + 7)}`));
+    events.push(...parser.push('\r'), ...parser.push('data: next\r\r'));
+    expect(events.map((event) => event.data)).toEqual([`${long}\nnext`]);
+  });
+});

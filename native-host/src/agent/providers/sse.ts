@@ -13,30 +13,52 @@ export interface ServerSentEvent {
  * several `data:` lines join with a newline.
  */
 export class SseParser {
-  private buffer = '';
+  /** The pieces of the line not ended yet: each chunk is searched once, never the whole line again. */
+  private pending: string[] = [];
+  private pendingLength = 0;
+  /** The last chunk ended in CR: a LF at the start of the next one is the rest of a CRLF. */
+  private afterCr = false;
   private data: string[] = [];
+  private dataLength = 0;
   private event = '';
   private id: string | undefined;
 
+  /** `maxEventChars`: a line or an event longer than this is refused (a stream gone wrong, or hostile). */
+  constructor(private readonly maxEventChars = MAX_EVENT_CHARS) {}
+
   push(chunk: string): ServerSentEvent[] {
-    this.buffer += chunk;
     const events: ServerSentEvent[] = [];
-    for (;;) {
-      const match = /\r\n|\r|\n/.exec(this.buffer);
-      if (!match) break;
-      // A lone CR at the very end may be the first half of a CRLF split across chunks.
-      if (match[0] === '\r' && match.index === this.buffer.length - 1) break;
-      const line = this.buffer.slice(0, match.index);
-      this.buffer = this.buffer.slice(match.index + match[0].length);
-      const event = this.line(line);
+    let start = this.afterCr && chunk.startsWith('\n') ? 1 : 0;
+    this.afterCr = false;
+    const ends = /\r\n|\r|\n/g;
+    ends.lastIndex = start;
+    for (let match = ends.exec(chunk); match; match = ends.exec(chunk)) {
+      const event = this.line(this.take(chunk.slice(start, match.index)));
       if (event) events.push(event);
+      start = match.index + match[0].length;
+      // A CR that ends the chunk may be the first half of a CRLF split across chunks.
+      if (match[0] === '\r' && start === chunk.length) this.afterCr = true;
+    }
+    if (start < chunk.length) {
+      this.pending.push(chunk.slice(start));
+      this.pendingLength += chunk.length - start;
+      if (this.pendingLength > this.maxEventChars) throw tooLong(this.maxEventChars);
     }
     return events;
   }
 
+  /** The line that `last` ends: the pieces before it joined with it. */
+  private take(last: string): string {
+    if (this.pending.length === 0) return last;
+    const line = this.pending.join('') + last;
+    this.pending = [];
+    this.pendingLength = 0;
+    return line;
+  }
+
   /** Call at end of stream: dispatches a final event that lacked its blank line. */
   end(): ServerSentEvent[] {
-    const events = this.buffer === '' ? [] : this.push('\n');
+    const events = this.pending.length === 0 ? [] : this.push('\n');
     const last = this.line('');
     if (last) events.push(last);
     return events;
@@ -49,6 +71,7 @@ export class SseParser {
       const event: ServerSentEvent = { event: this.event || 'message', data: this.data.join('\n') };
       if (this.id !== undefined) event.id = this.id;
       this.data = [];
+      this.dataLength = 0;
       this.event = '';
       return hasData ? event : undefined;
     }
@@ -57,8 +80,11 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.event = value;
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataLength += value.length + 1;
+      if (this.dataLength > this.maxEventChars) throw tooLong(this.maxEventChars);
+    } else if (field === 'event') this.event = value;
     else if (field === 'id') this.id = value;
     return undefined;
   }
@@ -74,6 +100,21 @@ export interface ReadEventsOptions {
   signal?: AbortSignal;
   /** Names the API in the stall and drop messages. */
   label?: string;
+}
+
+/** No model event is anywhere near this long; a line or event past it is a stream gone wrong. */
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+function tooLong(limit: number): AppError {
+  const megabytes = Math.round(limit / (1024 * 1024));
+  return new AppError(
+    'UNAVAILABLE',
+    say(
+      `The model API sent a malformed stream (a line or event longer than ${megabytes} MB).`,
+      `模型接口发送的数据流格式有误（一行或一个事件超过 ${megabytes} MB）。`,
+    ),
+    { details: { transient: true } },
+  );
 }
 
 /** A keep-alive, not progress: Anthropic's `ping` event (comment lines never become events). */

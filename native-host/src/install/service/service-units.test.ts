@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { MAX_STOP_GRACE_SECONDS, daemonConfigSchema } from '../../daemon/stop-config.js';
 import {
+  STOP_TIMEOUT_SECONDS,
   renderLaunchAgent,
   renderSystemdUnit,
   renderTaskXml,
@@ -40,7 +42,8 @@ describe('systemd user unit', () => {
         'Restart=on-failure',
         'RestartSec=5s',
         'RestartPreventExitStatus=4',
-        'TimeoutStopSec=45s',
+        'KillMode=mixed',
+        'TimeoutStopSec=615s',
         '',
         '[Install]',
         'WantedBy=default.target',
@@ -56,6 +59,12 @@ describe('systemd user unit', () => {
       'systemctl --user daemon-reload',
     ]);
     expect(servicePlan({ ...linux, xdgConfigHome: '/cfg' }).file).toBe('/cfg/systemd/user/nextai-agent.service');
+  });
+
+  it('waits out the longest grace period config.json accepts before it kills the daemon', () => {
+    expect(STOP_TIMEOUT_SECONDS).toBe(MAX_STOP_GRACE_SECONDS + 15);
+    expect(daemonConfigSchema.safeParse({ stop_grace_seconds: MAX_STOP_GRACE_SECONDS }).success).toBe(true);
+    expect(daemonConfigSchema.safeParse({ stop_grace_seconds: MAX_STOP_GRACE_SECONDS + 1 }).success).toBe(false);
   });
 
   it('quotes what systemd would otherwise expand', () => {
@@ -130,8 +139,8 @@ describe('macOS LaunchAgent', () => {
     expect(plist).toContain('<key>RunAtLoad</key>\n  <true/>');
     expect(plist).toContain('<key>KeepAlive</key>\n  <dict>\n    <key>SuccessfulExit</key>\n    <false/>\n  </dict>');
     expect(plist).toContain('<key>ThrottleInterval</key>\n  <integer>5</integer>');
-    // Longer than the grace period a stop gives running tool calls (30 s by default).
-    expect(plist).toContain('<key>ExitTimeOut</key>\n  <integer>45</integer>');
+    // Longer than the longest grace period a stop may give running tool calls (600 s), as systemd's.
+    expect(plist).toContain('<key>ExitTimeOut</key>\n  <integer>615</integer>');
     expect(plist).toContain('<string>/Users/ada/.nextai-agent/logs/service.log</string>');
     // Every element opened is closed, in order.
     const stack: string[] = [];

@@ -92,10 +92,17 @@ function systemdPlan(context: ServiceContext): ServicePlan {
 }
 
 /**
- * How long the service manager lets a stop take before it kills the daemon: the default grace
- * period for running tool calls (30 s) and 15 s to abort what is left and close.
+ * How long the service manager lets a stop take before it kills the daemon: the longest grace
+ * period config.json accepts for running tool calls (`daemon.stop_grace_seconds`, at most 600 s —
+ * MAX_STOP_GRACE_SECONDS in daemon/stop-config.ts, a layer above; a test keeps the two together)
+ * and 15 s to abort what is left and close. A backstop only: the daemon keeps to the grace period
+ * configured (30 s by default) and aborts the calls still running itself. Not capped at the
+ * default instead: the grace is read when a stop begins, so an edit made after the install
+ * applies — and a manager that gave up sooner would SIGKILL the tool calls the person chose to
+ * wait for, partway (the run then says "outcome unknown"). The price: a daemon hung in its stop
+ * holds a stop of the service up to this long.
  */
-const STOP_TIMEOUT_SECONDS = 45;
+export const STOP_TIMEOUT_SECONDS = 600 + 15;
 
 export function renderSystemdUnit(context: ServiceContext): string {
   const exec = [context.nodePath, ...daemonArguments(context)].map(systemdQuote).join(' ');
@@ -114,7 +121,10 @@ export function renderSystemdUnit(context: ServiceContext): string {
     // Exit code 4: another daemon already owns the data directory; restarting would not help.
     'RestartPreventExitStatus=4',
     // A stop lets running tool calls finish first (30 s by default, daemon.stop_grace_seconds):
-    // the service manager waits for that, and for the stop after it, before it kills the daemon.
+    // SIGTERM goes to the daemon alone — not to the commands it runs (the default, control-group,
+    // would end them at once, and the run would say "outcome unknown") — and the rest of the
+    // control group is killed only once the daemon has ended, or TimeoutStopSec is over.
+    'KillMode=mixed',
     `TimeoutStopSec=${STOP_TIMEOUT_SECONDS}s`,
     '',
     '[Install]',
@@ -181,7 +191,9 @@ export function renderLaunchAgent(context: ServiceContext): string {
     '  </dict>',
     '  <key>ThrottleInterval</key>',
     '  <integer>5</integer>',
-    // launchd kills a job 20 s after SIGTERM by default: a stop may take longer (see TimeoutStopSec).
+    // launchd kills a job 20 s after SIGTERM by default: a stop may take longer (see
+    // STOP_TIMEOUT_SECONDS). launchd.plist(5) has it signal the job's process, the daemon; what is
+    // left of its process group is killed once the daemon has ended (as KillMode=mixed does).
     '  <key>ExitTimeOut</key>',
     `  <integer>${STOP_TIMEOUT_SECONDS}</integer>`,
     '  <key>ProcessType</key>',

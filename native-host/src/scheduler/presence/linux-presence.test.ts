@@ -108,6 +108,22 @@ describe('LinuxPresence', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('reads again after the clock is set back, rather than reusing a reading for an hour', async () => {
+    let now = Date.parse('2025-06-02T09:00:00Z');
+    const { monitor } = make({
+      dir: supplies({ AC: { type: 'Mains', online: '1' }, BAT0: { type: 'Battery', status: 'Charging' } }),
+      env: { XDG_SESSION_ID: '1' },
+      commands: { 'loginctl show-session 1 -p LockedHint --value': 'no' },
+      now: () => now,
+    });
+    expect((await monitor.read()).onBattery).toBe(false);
+    // Unplugged; a few seconds later the clock is set back an hour.
+    fs.writeFileSync(path.join(dir, 'AC', 'online'), '0\n');
+    fs.writeFileSync(path.join(dir, 'BAT0', 'status'), 'Discharging\n');
+    now -= 3_600_000 - 5_000;
+    expect((await monitor.read()).onBattery).toBe(true);
+  });
+
   it('follows logind’s PrepareForSleep signal', () => {
     const { monitor } = make({ dir: supplies({}) });
     const seen: boolean[] = [];

@@ -56,7 +56,10 @@ export class LinuxPresence implements PresenceMonitor {
     const now = this.now();
     if (this.cached) {
       const ttl = (this.options.ttlMs ?? 60_000) * (this.cached.state.onBattery ? 3 : 1);
-      if (now - this.cached.at < ttl) return { ...this.cached.state, sleeping: this.sleeping };
+      // A reading from "the future" is one from before the clock was set back: read again, rather
+      // than reuse it until the clock catches up (an hour of "on mains" while on battery).
+      const age = now - this.cached.at;
+      if (age >= 0 && age < ttl) return { ...this.cached.state, sleeping: this.sleeping };
     }
     const notes: string[] = [];
     const battery = this.readBattery(notes);
