@@ -105,7 +105,11 @@ export function createLinuxClipboard(env: NodeJS.ProcessEnv = process.env): Clip
   async function writeText(text: string): Promise<void> {
     const found = await tool();
     const args = found.kind === 'xclip' ? ['-selection', 'clipboard', '-i'] : ['--clipboard', '--input'];
-    await serve(found.path, args, Buffer.from(text, 'utf8'), childEnv());
+    const data = Buffer.from(text, 'utf8');
+    await serve(found.path, args, data, childEnv());
+    const readBack =
+      found.kind === 'xclip' ? ['-selection', 'clipboard', '-t', 'UTF8_STRING', '-o'] : ['--clipboard', '--output'];
+    await untilServed(found.path, readBack, data, childEnv());
   }
 
   async function writeImage(png: Buffer): Promise<void> {
@@ -117,9 +121,27 @@ export function createLinuxClipboard(env: NodeJS.ProcessEnv = process.env): Clip
       );
     }
     await serve(found.path, ['-selection', 'clipboard', '-t', 'image/png', '-i'], png, childEnv());
+    await untilServed(found.path, ['-selection', 'clipboard', '-t', 'image/png', '-o'], png, childEnv());
   }
 
   return { read, writeText, writeImage };
+}
+
+/**
+ * Waits until the clipboard serves `data`: the writer exits once it has forked its server, which
+ * takes the selection a moment later — until then a read still gets what was there before (and
+ * xclip answers any target with its data, so that would be the old content under the new name).
+ */
+async function untilServed(command: string, readArgs: string[], data: Buffer, env: Record<string, string>) {
+  const deadline = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const served = await capture(command, readArgs, env).catch(() => null);
+    if (served === null ? data.length === 0 : served.equals(data)) return;
+    if (Date.now() > deadline) {
+      throw new AppError('TOOL_FAILED', `The clipboard did not take the new content within ${TIMEOUT_MS} ms.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 async function toPng(bytes: Buffer, mimeType: string): Promise<Buffer> {
