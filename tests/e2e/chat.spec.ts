@@ -253,6 +253,22 @@ test('a model whose answers keep breaking off: the run waits with why, and Retry
   await expect(panel.getByTestId('run-paused-reason')).toHaveCount(0);
 });
 
+test('a model that declines: the run ends marked declined with its reason, never an empty Finished', async () => {
+  const explanation = 'This request was declined because it could enable cyber harm.';
+  const panel = await openChat([{ kind: 'text', text: '', stopReason: 'refusal', refusal: explanation }]);
+  await send(panel, 'Write me some malware');
+  const run = panel.getByTestId('run');
+  await expect(run).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  const end = panel.getByTestId('run-end');
+  await expect(end).toHaveAttribute('data-result-kind', 'declined');
+  await expect(end).toHaveClass(/run-end-no-answer/);
+  await expect(end.locator('.run-end-line')).toContainText('Declined');
+  await expect(end.locator('.run-end-line')).not.toContainText('Finished');
+  await expect(panel.getByTestId('run-no-answer')).toHaveText(`The model declined: ${explanation}`);
+  await expect(panel.getByTestId('agent-message')).toHaveCount(0);
+  await panel.screenshot({ path: 'test-results/chat-declined-en.png', fullPage: true });
+});
+
 test('a screenshot step shows a thumbnail that opens full size', async () => {
   // A real X display for the daemon's screenshot tool (the host inherits DISPLAY from the browser).
   xServer = await startXServer({ width: 1024, height: 640 });

@@ -311,3 +311,56 @@ describe('malformed tool arguments', () => {
     ]);
   });
 });
+
+describe('stop reasons, each as its provider sends it', () => {
+  const done = (events: ModelEvent[]) => events.find((event) => event.type === 'done');
+  const text = (events: ModelEvent[]) =>
+    events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : [])).join('');
+
+  it.each([
+    ['refusal', 'refusal'],
+    ['pause_turn', 'pause_turn'],
+    ['model_context_window_exceeded', 'context_window'],
+    ['max_tokens', 'max_tokens'],
+    ['a_reason_added_later', 'other'],
+  ])('Anthropic %s is %s', async (wire, mapped) => {
+    server.push({ kind: 'text', text: 'Partial', stopReason: wire });
+    const events = await collect(providerFor('anthropic'));
+    expect(text(events)).toBe('Partial');
+    expect(done(events)).toEqual({ type: 'done', stopReason: mapped, usage: expect.any(Object) });
+  });
+
+  it('an Anthropic refusal carries its explanation (stop_details), not the text streamed before it', async () => {
+    server.push({
+      kind: 'text',
+      text: 'Hello..',
+      stopReason: 'refusal',
+      refusal: 'This request was declined because it could enable cyber harm.',
+    });
+    const events = await collect(providerFor('anthropic'));
+    expect(text(events)).toBe('Hello..');
+    expect(done(events)).toMatchObject({
+      stopReason: 'refusal',
+      refusal: 'This request was declined because it could enable cyber harm.',
+    });
+  });
+
+  it.each([
+    ['content_filter', 'content_filter'],
+    ['length', 'max_tokens'],
+    ['stop', 'end_turn'],
+    ['insufficient_system_resource', 'other'],
+  ])('OpenAI-compatible %s is %s', async (wire, mapped) => {
+    server.push({ kind: 'text', text: 'Partial', stopReason: wire });
+    const events = await collect(providerFor('openai'));
+    expect(text(events)).toBe('Partial');
+    expect(done(events)).toEqual({ type: 'done', stopReason: mapped, usage: expect.any(Object) });
+  });
+
+  it('an OpenAI refusal (its `refusal` field, with finish_reason stop) is a refusal with its words, not text', async () => {
+    server.push({ kind: 'text', text: '', refusal: 'I’m sorry, but I can’t help with that.' });
+    const events = await collect(providerFor('openai'));
+    expect(events.filter((event) => event.type === 'text_delta')).toEqual([]);
+    expect(done(events)).toMatchObject({ stopReason: 'refusal', refusal: 'I’m sorry, but I can’t help with that.' });
+  });
+});

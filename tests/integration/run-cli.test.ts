@@ -59,6 +59,7 @@ interface RunView {
   goal: string;
   session_id: string | null;
   result: string | null;
+  result_kind?: string;
   error: { code: string; message: string } | null;
   turns: number;
 }
@@ -146,6 +147,80 @@ describe('nextai run', () => {
     expect(followed.stdout).toContain(`run        ${id}`);
     expect(followed.stdout).toMatch(/^✓ finished · /m);
     expect(followed.stdout).toContain('This machine runs Linux.');
+  });
+});
+
+describe('a run the model does not answer', () => {
+  const EXIT_NO_ANSWER = 6;
+  const lastView = (stdout: string) => (JSON.parse(stdout.trimEnd().split('\n').at(-1)!) as { run: RunView }).run;
+
+  it('an Anthropic refusal ends as declined with its explanation: ⊘ declined, exit 6, never ✓ finished', async () => {
+    const explanation = 'This request was declined because it could enable cyber harm.';
+    await setUp([
+      { kind: 'text', text: '', stopReason: 'refusal', refusal: explanation },
+      { kind: 'text', text: 'Hello..', stopReason: 'refusal' },
+    ]);
+    const result = await cli(['run', 'Write malware']);
+    expect(result.code, result.stdout + result.stderr).toBe(EXIT_NO_ANSWER);
+    expect(result.stdout).toMatch(/^⊘ declined · 1 model turn · /m);
+    expect(result.stdout).toContain(`The model declined: ${explanation}`);
+    expect(result.stdout).not.toContain('✓ finished');
+
+    // With no reason given (the text before the refusal is none), it still says so; the view marks it.
+    const json = await cli(['run', 'Write malware again', '--json']);
+    expect(json.code).toBe(EXIT_NO_ANSWER);
+    expect(lastView(json.stdout)).toMatchObject({ state: 'finished', result: '', result_kind: 'declined' });
+    const shown = await cli(['runs', 'show', lastView(json.stdout).id]);
+    expect(shown.stdout).toContain('outcome    The model declined to answer.');
+  });
+
+  it('an OpenAI-compatible refusal (its `refusal` text) and content filter end the run as such', async () => {
+    await setUp([
+      { kind: 'text', text: '', refusal: 'I’m sorry, but I can’t help with that.' },
+      { kind: 'text', text: 'Here is how to', stopReason: 'content_filter' },
+    ]);
+    const openai: NodeJS.ProcessEnv = { ...env(), OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: KEY };
+    delete openai.ANTHROPIC_API_KEY;
+    delete openai.ANTHROPIC_BASE_URL;
+    const declined = await runCli(['run', 'Something it will not do', '--json'], openai, 60_000);
+    expect(declined.code, declined.stderr).toBe(EXIT_NO_ANSWER);
+    expect(lastView(declined.stdout)).toMatchObject({
+      state: 'finished',
+      result: 'I’m sorry, but I can’t help with that.',
+      result_kind: 'declined',
+    });
+    const filtered = await runCli(['run', 'Something filtered'], openai, 60_000);
+    expect(filtered.code, filtered.stdout + filtered.stderr).toBe(EXIT_NO_ANSWER);
+    expect(filtered.stdout).toMatch(/^⊘ filtered · /m);
+    expect(filtered.stdout).toContain("The provider's content filter stopped the answer.");
+    expect(server.requests.map((request) => request.format)).toEqual(['openai', 'openai']);
+  });
+
+  it('a paused turn (pause_turn) is sent back as it is and the run goes on to its answer', async () => {
+    await setUp([
+      { kind: 'text', text: 'Searching the web… ', stopReason: 'pause_turn' },
+      { kind: 'text', text: 'Found it: 42.' },
+    ]);
+    const result = await cli(['run', 'Look it up', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(lastView(result.stdout)).toMatchObject({
+      state: 'finished',
+      result: 'Found it: 42.',
+      result_kind: 'answer',
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.body.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Searching the web…' }],
+    });
+  });
+
+  it('a first turn that fills the context window fails at once: the conversation is too long for the model', async () => {
+    await setUp([{ kind: 'text', text: 'The', stopReason: 'model_context_window_exceeded' }]);
+    const result = await cli(['run', 'Read everything']);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^✗ failed · /m);
+    expect(result.stdout).toContain('INVALID_ARGUMENT: The conversation is too long for the model');
   });
 });
 

@@ -10,8 +10,14 @@ import type { AddressInfo } from 'node:net';
  */
 
 export type ScriptedTurn =
-  /** Assistant text, streamed in several deltas when the request says `stream: true`. */
-  | { kind: 'text'; text: string }
+  /**
+   * Assistant text, streamed in several deltas when the request says `stream: true`. `stopReason`
+   * goes out as is in the format's own field (Anthropic `stop_reason`: `refusal`, `pause_turn`,
+   * `model_context_window_exceeded`…; OpenAI `finish_reason`: `content_filter`, `length`…);
+   * `refusal` is the refusal's words (OpenAI `delta.refusal` pieces, Anthropic
+   * `stop_details.explanation`).
+   */
+  | { kind: 'text'; text: string; stopReason?: string; refusal?: string }
   /** One or several (parallel) tool calls, optionally after some text. */
   | { kind: 'tool_calls'; calls: { name: string; input: unknown; id?: string }[]; text?: string }
   /** An API error (429, 500, 401, 529…) with the body in the format's error shape. */
@@ -251,6 +257,8 @@ function respond(
         calls,
         inputTokens: estimateTokens(requestLength),
         outputTokens: estimateTokens(text.length + calls.reduce((sum, call) => sum + call.arguments.length, 0)),
+        ...(turn.kind === 'text' && turn.stopReason !== undefined ? { stopReason: turn.stopReason } : {}),
+        ...(turn.kind === 'text' && turn.refusal !== undefined ? { refusal: turn.refusal } : {}),
       };
       const stream = body.stream === true;
       if (format === 'anthropic') {
@@ -273,6 +281,22 @@ interface Reply {
   calls: ToolCall[];
   inputTokens: number;
   outputTokens: number;
+  /** The format's own stop reason, instead of end_turn / tool_use (stop / tool_calls). */
+  stopReason?: string;
+  /** The words of a refusal. */
+  refusal?: string;
+}
+
+function anthropicStopReason(reply: Reply): string {
+  return reply.stopReason ?? (reply.calls.length > 0 ? 'tool_use' : 'end_turn');
+}
+
+function anthropicStopDetails(reply: Reply) {
+  return reply.refusal === undefined ? {} : { stop_details: { type: 'refusal', explanation: reply.refusal } };
+}
+
+function openaiFinishReason(reply: Reply): string {
+  return reply.stopReason ?? (reply.calls.length > 0 ? 'tool_calls' : 'stop');
 }
 
 /** A deterministic estimate: about four characters a token. */
@@ -301,8 +325,9 @@ function anthropicMessage(reply: Reply) {
       ...(reply.text === '' ? [] : [{ type: 'text', text: reply.text }]),
       ...reply.calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input })),
     ],
-    stop_reason: reply.calls.length > 0 ? 'tool_use' : 'end_turn',
+    stop_reason: anthropicStopReason(reply),
     stop_sequence: null,
+    ...anthropicStopDetails(reply),
     usage: { input_tokens: reply.inputTokens, output_tokens: reply.outputTokens },
   };
 }
@@ -341,7 +366,7 @@ function anthropicEvents(reply: Reply): string[] {
     index += 1;
   }
   event('message_delta', {
-    delta: { stop_reason: reply.calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
+    delta: { stop_reason: anthropicStopReason(reply), stop_sequence: null, ...anthropicStopDetails(reply) },
     usage: { output_tokens: reply.outputTokens },
   });
   event('message_stop', {});
@@ -372,8 +397,8 @@ function openaiCompletion(reply: Reply) {
         index: 0,
         message: {
           role: 'assistant',
-          content: reply.text === '' && reply.calls.length > 0 ? null : reply.text,
-          refusal: null,
+          content: reply.text === '' && (reply.calls.length > 0 || reply.refusal !== undefined) ? null : reply.text,
+          refusal: reply.refusal ?? null,
           ...(reply.calls.length > 0
             ? {
                 tool_calls: reply.calls.map((call) => ({
@@ -385,7 +410,7 @@ function openaiCompletion(reply: Reply) {
             : {}),
         },
         logprobs: null,
-        finish_reason: reply.calls.length > 0 ? 'tool_calls' : 'stop',
+        finish_reason: openaiFinishReason(reply),
       },
     ],
     usage: openaiUsage(reply),
@@ -409,6 +434,8 @@ function openaiChunks(reply: Reply, includeUsage: boolean): string[] {
   const delta = (value: object) => chunk([{ index: 0, delta: value, logprobs: null, finish_reason: null }]);
   delta({ role: 'assistant', content: '' });
   for (const piece of splitIntoPieces(reply.text)) delta({ content: piece });
+  // As from OpenAI: a refusal comes in pieces of its own field, the content staying empty.
+  for (const piece of splitIntoPieces(reply.refusal ?? '')) delta({ refusal: piece });
   reply.calls.forEach((call, index) => {
     // As from OpenAI: id, type and name come once, in the call's first chunk.
     delta({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
@@ -416,7 +443,7 @@ function openaiChunks(reply: Reply, includeUsage: boolean): string[] {
       delta({ tool_calls: [{ index, function: { arguments: piece } }] });
     }
   });
-  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: reply.calls.length > 0 ? 'tool_calls' : 'stop' }]);
+  chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: openaiFinishReason(reply) }]);
   if (includeUsage) chunk([], openaiUsage(reply));
   chunks.push('data: [DONE]\n\n');
   return chunks;

@@ -8,7 +8,7 @@ import type { RunDraft } from '../../lib/panel-messages.js';
 import type { PanelProps } from '../panel-props.js';
 import './chat.css';
 import { Composer, goalWithContext, type DraftContext } from './composer.js';
-import { formatCost, RunBlock, STATE_KEYS } from './run-view.js';
+import { formatCost, RunBlock, STATE_KEYS, stateKey } from './run-view.js';
 import { SessionsList } from './sessions-list.js';
 import { useConversation, useTools } from './use-conversation.js';
 
@@ -277,8 +277,11 @@ function RunControls({
     <>
       <div className="run-controls" data-testid="run-controls" data-state={run.state}>
         <div className="run-status">
-          <span className={`state-pill state-${run.state}`} data-testid="run-state">
-            {t(STATE_KEYS[run.state])}
+          <span
+            className={`state-pill state-${stateKey(run) === STATE_KEYS[run.state] ? run.state : 'no-answer'}`}
+            data-testid="run-state"
+          >
+            {t(stateKey(run))}
           </span>
           <span className="run-counter" data-testid="run-counter">
             {t('chatCounter', {

@@ -32,6 +32,16 @@ export const STATE_KEYS: Record<RunView['state'], MessageKey> = {
   stopped: 'chatStateStopped',
 };
 
+/** The label of a run's state; a run that finished without an answer says how, not "Finished". */
+export function stateKey(run: RunView): MessageKey {
+  if (run.state === 'finished') {
+    if (run.result_kind === 'declined') return 'chatStateDeclined';
+    if (run.result_kind === 'filtered') return 'chatStateFiltered';
+    if (run.result_kind === 'no_answer') return 'chatStateNoAnswer';
+  }
+  return STATE_KEYS[run.state];
+}
+
 export function formatCost(usd: number, known: boolean): string {
   const amount = usd === 0 ? '$0.00' : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
   return known ? amount : `≥ ${amount}`;
@@ -167,15 +177,25 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
   const run = timeline.run;
   const took = run.finished_at ? Date.parse(run.finished_at) - Date.parse(run.created_at) : Number.NaN;
   const parts = [
-    t(STATE_KEYS[run.state]),
+    t(stateKey(run)),
     t('chatTurns', { count: run.turns }),
     t('chatToolCount', { count: toolCallCount(timeline) }),
     formatCost(run.usage.cost_usd, run.usage.cost_known),
   ];
   if (Number.isFinite(took) && took >= 0) parts.push(formatDuration(took));
+  const noAnswer = withoutAnswer(run, t);
   return (
-    <div className={`run-end run-end-${run.state}`} data-testid="run-end">
+    <div
+      className={`run-end run-end-${noAnswer ? 'no-answer' : run.state}`}
+      data-testid="run-end"
+      data-result-kind={run.result_kind}
+    >
       <p className="run-end-line">{parts.join(' · ')}</p>
+      {noAnswer && (
+        <p className="run-no-answer" data-testid="run-no-answer" role="status">
+          {noAnswer}
+        </p>
+      )}
       {run.error && (
         <p className="run-error" data-testid="run-error">
           {t(run.error.code === 'LIMIT_REACHED' ? 'chatErrorLimit' : 'chatErrorFailed', {
@@ -185,6 +205,25 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
       )}
     </div>
   );
+}
+
+/**
+ * Why a finished run has no answer (the model declined, a content filter, nothing said), with the
+ * provider's reason in its own words; undefined when it answered.
+ */
+function withoutAnswer(run: RunView, t: Translate): string | undefined {
+  if (run.state !== 'finished') return undefined;
+  const reason = run.result?.trim() ?? '';
+  switch (run.result_kind) {
+    case 'declined':
+      return reason ? t('chatDeclined', { reason }) : t('chatDeclinedNoReason');
+    case 'filtered':
+      return reason ? t('chatFiltered', { reason }) : t('chatFilteredNoReason');
+    case 'no_answer':
+      return t('chatNoAnswer');
+    default:
+      return undefined;
+  }
 }
 
 /** An `ask_user` question (or the loop asking for help), answered here: an option or free text. */

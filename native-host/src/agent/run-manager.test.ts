@@ -504,6 +504,200 @@ describe('RunManager: when the model cannot answer', () => {
   });
 });
 
+describe('RunManager: how the model ended its turn', () => {
+  const stateEvents = (id: string) =>
+    received.filter((event) => event.type === 'run.state' && event.data.run_id === id).map((event) => event.data.state);
+  const sessionTexts = (manager: RunManager, run: RunView) =>
+    manager.sessions
+      .messages(run.session_id as string)
+      .map((message) => [message.role, (message.content as { text: string }).text]);
+
+  it('a refusal finishes the run as declined, with the model’s reason as the result — not an empty answer', async () => {
+    const { manager } = harness([{ text: '', stopReason: 'refusal', refusal: 'I can’t help with that request.' }]);
+    const id = manager.start({ goal: 'Something it will not do' }, 'test').id;
+    const run = await until(manager, id, ['finished', 'failed', 'waiting_user']);
+    expect(run).toMatchObject({
+      state: 'finished',
+      result: 'I can’t help with that request.',
+      result_kind: 'declined',
+      error: null,
+    });
+    expect(stateEvents(id)).toEqual(['queued', 'running', 'finished']);
+    // The step says why it ended, so a later reader (the panel from the stored steps) sees it too.
+    expect(manager.steps(id)[0]?.result).toMatchObject({
+      ok: true,
+      stop_reason: 'refusal',
+      refusal: 'I can’t help with that request.',
+    });
+    // The session keeps that it declined, not an empty answer.
+    expect(sessionTexts(manager, run)).toEqual([
+      ['user', 'Something it will not do'],
+      ['assistant', '[The model declined to answer: I can’t help with that request.]'],
+    ]);
+  });
+
+  it('a refusal cut into a half-written answer (no reason given) is declined; its tool calls never run', async () => {
+    const { manager, calls } = harness([
+      { text: 'Sure, first I will', calls: [{ name: 'system_info', input: {} }], stopReason: 'refusal' },
+    ]);
+    const run = await until(manager, manager.start({ goal: 'x' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: '', result_kind: 'declined' });
+    expect(calls).toEqual([]);
+  });
+
+  it('an answer cut by the provider’s content filter finishes as filtered', async () => {
+    const { manager } = harness([{ text: 'Here is how', stopReason: 'content_filter' }]);
+    const run = await until(manager, manager.start({ goal: 'x' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: '', result_kind: 'filtered' });
+  });
+
+  it('an ordinary answer is marked as the answer', async () => {
+    const { manager } = harness([{ text: 'Paris.' }]);
+    const run = await until(manager, manager.start({ goal: 'x' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'Paris.', result_kind: 'answer' });
+  });
+
+  it('an empty reply is asked for once more, and the answer then ends the run', async () => {
+    const { manager, provider } = harness([{ text: '' }, { text: 'Done: 3 files.' }]);
+    const run = await until(manager, manager.start({ goal: 'count' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'Done: 3 files.', result_kind: 'answer', turns: 2 });
+    expect(provider.requests).toHaveLength(2);
+    expect(lastUserText(provider.requests[1])).toContain('Your reply was empty');
+  });
+
+  it('two empty replies in a row finish the run as no answer, not an empty ✓', async () => {
+    const { manager, provider } = harness([{ text: '' }, { text: '  ' }]);
+    const run = await until(manager, manager.start({ goal: 'count' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: '', result_kind: 'no_answer', turns: 2 });
+    expect(provider.requests).toHaveLength(2);
+    expect(sessionTexts(manager, run).at(-1)).toEqual(['assistant', '[The model gave no answer.]']);
+  });
+
+  it('a paused turn (pause_turn) is sent again as it is, so the model goes on with it', async () => {
+    const { manager, provider } = harness([
+      { text: 'Let me search the web for that. \n', stopReason: 'pause_turn' },
+      { text: 'The answer is 42.' },
+    ]);
+    const run = await until(manager, manager.start({ goal: 'search' }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'The answer is 42.', result_kind: 'answer', turns: 2 });
+    expect(provider.requests).toHaveLength(2);
+    // The same conversation with the paused turn last (without its trailing white space), no note.
+    expect(provider.requests[1]?.messages).toEqual([
+      ...(provider.requests[0]?.messages ?? []),
+      { role: 'assistant', content: [{ type: 'text', text: 'Let me search the web for that.' }] },
+    ]);
+  });
+
+  it('a turn that fills the context window: the conversation is summarised and the turn asked again', async () => {
+    const tool = { name: 'system_info', input: {} };
+    const { manager, provider } = harness(
+      [
+        { calls: [tool] },
+        { calls: [tool] },
+        { text: 'The report so f', stopReason: 'context_window' },
+        { text: 'Checked the system twice.' }, // the summary
+        { text: 'Both checks passed.' },
+      ],
+      { system_info: () => ({ ok: true }) },
+    );
+    const id = manager.start({ goal: 'check twice' }, 'test').id;
+    const run = await until(manager, id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'finished', result: 'Both checks passed.', result_kind: 'answer' });
+    // Summarised although the conversation is far under the budget: the model said it did not fit.
+    expect(provider.requests[3]?.tools).toEqual([]);
+    const last = JSON.stringify(provider.requests[4]?.messages);
+    expect(last).toContain('[Summary of earlier steps of this run]');
+    expect(last).not.toContain('The report so f');
+    expect(manager.steps(id).map((step) => step.kind)).toEqual([
+      'model_call',
+      'tool_call',
+      'model_call',
+      'tool_call',
+      'model_call',
+      'summary',
+      'model_call',
+    ]);
+  });
+
+  it('a turn that fills the context window again after the summary fails the run: the conversation is too long', async () => {
+    const tool = { name: 'system_info', input: {} };
+    const { manager, provider } = harness(
+      [
+        { calls: [tool] },
+        { calls: [tool] },
+        { text: 'The rep', stopReason: 'context_window' },
+        { text: 'Checked the system twice.' }, // the summary
+        { text: 'The rep', stopReason: 'context_window' },
+      ],
+      { system_info: () => ({ ok: true }) },
+    );
+    const run = await until(manager, manager.start({ goal: 'check twice' }, 'test').id, ['finished', 'failed']);
+    expect(run.state).toBe('failed');
+    expect(run.error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/conversation is too long for the model \(claude-sonnet-4-5\)/),
+    });
+    expect(run.error?.translations?.['zh-CN']).toContain('对话太长');
+    expect(provider.requests).toHaveLength(5);
+  });
+
+  it('a request the provider refuses as too long (HTTP 400 by cause) is summarised and asked again, once', async () => {
+    const tooLong = () =>
+      new AppError(
+        'INVALID_ARGUMENT',
+        'The conversation is too long for the model’s context window (prompt is too long).',
+        {
+          details: { cause: 'context_too_long', status: 400 },
+        },
+      );
+    const tool = { name: 'system_info', input: {} };
+    const { manager, provider } = harness(
+      [
+        { calls: [tool] },
+        { calls: [tool] },
+        { error: tooLong() },
+        { text: 'Checked the system twice.' }, // the summary
+        { text: 'Both checks passed.' },
+        // A second run: too long again after its summary.
+        { calls: [tool] },
+        { calls: [tool] },
+        { error: tooLong() },
+        { text: 'Checked the system twice.' },
+        { error: tooLong() },
+      ],
+      { system_info: () => ({ ok: true }) },
+    );
+    const id = manager.start({ goal: 'check twice' }, 'test').id;
+    expect(await until(manager, id, ['finished', 'failed', 'paused'])).toMatchObject({
+      state: 'finished',
+      result: 'Both checks passed.',
+    });
+    expect(provider.requests[3]?.tools).toEqual([]);
+    expect(JSON.stringify(provider.requests[4]?.messages)).toContain('[Summary of earlier steps of this run]');
+    // The refused call is a failed step the panel shows; the run went on.
+    expect(manager.steps(id)[4]?.result).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENT' } });
+
+    const again = await until(manager, manager.start({ goal: 'check twice' }, 'test').id, [
+      'finished',
+      'failed',
+      'paused',
+    ]);
+    expect(again).toMatchObject({
+      state: 'failed',
+      error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('prompt is too long') },
+    });
+    expect(provider.requests).toHaveLength(10);
+  });
+
+  it('a first turn that fills the context window fails at once: there is nothing to summarise', async () => {
+    const { manager, provider } = harness([{ text: '', stopReason: 'context_window' }]);
+    const run = await until(manager, manager.start({ goal: 'x'.repeat(1000) }, 'test').id, ['finished', 'failed']);
+    expect(run).toMatchObject({ state: 'failed', error: { code: 'INVALID_ARGUMENT' } });
+    expect(run.error?.message).toMatch(/too long for the model/);
+    expect(provider.requests).toHaveLength(1);
+  });
+});
+
 describe('RunManager: the emergency stop', () => {
   it('pauses every run; none starts or resumes until the stop is lifted', async () => {
     let emergency = { active: false, reason: 'panic button' };

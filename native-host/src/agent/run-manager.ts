@@ -540,7 +540,8 @@ export class RunManager {
         }
       }
       if (this.options.emergency?.().active) return;
-      const now = Date.now();
+      // A monotonic clock: the back-off between restarts holds when the wall clock is set.
+      const now = performance.now();
       for (const run of this.runs.unfinishedRuns()) {
         if (this.loops.has(run.id)) continue;
         const storage = waitsForStorage(run);
@@ -727,6 +728,7 @@ export class RunManager {
       finished_at: run.finishedAt,
       error: run.error,
       result: run.result,
+      ...(run.resultKind !== null ? { result_kind: run.resultKind } : {}),
       question: question
         ? {
             id: question.id,

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
-import { AppError, type GrantedToolSet, type MessageTranslations, type RunStateName } from '@nextai/shared';
+import {
+  AppError,
+  type GrantedToolSet,
+  type MessageTranslations,
+  type RunResultKind,
+  type RunStateName,
+} from '@nextai/shared';
 
 import type { Statement } from 'better-sqlite3';
 
@@ -56,6 +62,8 @@ export interface RunRecord {
   error: RunError | null;
   /** The agent's final answer, once finished. */
   result: string | null;
+  /** How it finished: its answer, or none (declined, filtered, no answer); null before, and for older runs. */
+  resultKind: RunResultKind | null;
   /** The model the run uses (recorded at its first model call). */
   model: string | null;
   /** Model turns taken. */
@@ -115,6 +123,7 @@ interface RunRow {
   error: string | null;
   error_translations: string | null;
   result: string | null;
+  result_kind: RunResultKind | null;
   model: string | null;
   turns: number;
   cost_known: number;
@@ -318,9 +327,14 @@ export class RunStore {
     return this.get(id);
   }
 
-  /** The agent's final words, kept with the run. */
-  setResult(id: string, result: string): void {
-    this.statement('UPDATE runs SET result = ?, updated_at = ? WHERE id = ?').run(result, this.now(), id);
+  /** The agent's final words, kept with the run, and whether they are its answer or why there is none. */
+  setResult(id: string, result: string, kind: RunResultKind = 'answer'): void {
+    this.statement('UPDATE runs SET result = ?, result_kind = ?, updated_at = ? WHERE id = ?').run(
+      result,
+      kind,
+      this.now(),
+      id,
+    );
   }
 
   /** Written before the action starts. The run must be running, and the step must be new. */
@@ -500,6 +514,7 @@ function toRun(row: RunRow): RunRecord {
     finishedAt: row.finished_at,
     error: row.error_code !== null || row.error !== null ? runErrorOf(row) : null,
     result: row.result,
+    resultKind: row.result_kind,
     model: row.model,
     turns: row.turns,
     grant: row.granted_tools === null ? null : (JSON.parse(row.granted_tools) as GrantedToolSet),

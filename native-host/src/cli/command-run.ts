@@ -23,7 +23,9 @@ export function registerRunCommand(program: Command, setExitCode: (code: number)
     .command('run')
     .description(
       'Give the agent a goal and watch it work: its text, each tool call and result, and the cost so far. ' +
-        'Exits 0 when the run finishes, 1 when it fails, 5 when it is stopped. Ctrl-C detaches; the run goes on.',
+        'Exits 0 when the run finishes with an answer, 1 when it fails, 5 when it is stopped, 6 when it finishes ' +
+        'without an answer (the model declined, a content filter stopped it, or it said nothing). ' +
+        'Ctrl-C detaches; the run goes on.',
     )
     .argument('<goal...>', 'what the agent should do, e.g. "Summarise the README in ~/project"')
     .option('--project <name>', 'project whose approval policy applies')
@@ -169,7 +171,8 @@ export function exitCodeForOutcome(outcome: FollowOutcome): number {
   if (outcome.kind === 'detached') return EXIT.INTERRUPTED;
   switch (outcome.run.state) {
     case 'finished':
-      return EXIT.OK;
+      // Finished without an answer (declined, filtered, nothing said) is no success for a script.
+      return outcome.run.result_kind === undefined || outcome.run.result_kind === 'answer' ? EXIT.OK : EXIT.NO_ANSWER;
     case 'stopped':
       return EXIT.STOPPED;
     default:

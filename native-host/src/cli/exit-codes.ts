@@ -12,6 +12,11 @@ export const EXIT = {
   /** `nextai run`: the run was stopped (`nextai runs stop`, an emergency stop) before it finished. */
   STOPPED: 5,
   /**
+   * `nextai run`: the run finished without an answer — the model declined, the provider's content
+   * filter stopped the answer, or the model said nothing.
+   */
+  NO_ANSWER: 6,
+  /**
    * `nextai daemon`: it stopped because its database file was replaced or removed while it ran;
    * start it again (the service manager does) and it uses the file now there. 75 is sysexits'
    * EX_TEMPFAIL: try again.

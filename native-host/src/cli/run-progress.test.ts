@@ -18,6 +18,7 @@ import {
   RunProgress,
   shortParams,
 } from './run-progress.js';
+import { exitCodeForOutcome } from './command-run.js';
 
 const RUN = 'run-1';
 let seq = 0;
@@ -280,6 +281,37 @@ describe('views', () => {
     expect(formatRunEnd(failed)).toBe(
       '✗ failed · 1 model turn · $0.00 · 0 tokens · 3.5 s\n      PERMISSION_DENIED: The model API rejected the key.\n',
     );
+  });
+
+  it('a run that finished without an answer says so, with the reason, never as ✓ finished', () => {
+    const declined = view({ result: 'I can’t help with that.', result_kind: 'declined' });
+    expect(formatRunEnd(declined, { resultShown: true })).toBe(
+      '⊘ declined · 2 model turns · $0.0042 · 1,234 tokens · 3.5 s\n      The model declined: I can’t help with that.\n',
+    );
+    expect(formatRunEnd(view({ result: '', result_kind: 'declined' }))).toBe(
+      '⊘ declined · 2 model turns · $0.0042 · 1,234 tokens · 3.5 s\n' +
+        '      The model declined to answer. Rephrase the request, or try another model.\n',
+    );
+    expect(formatRunEnd(view({ result: '', result_kind: 'filtered' }))).toMatch(
+      /^⊘ filtered · .*\n {6}The provider's content filter stopped the answer\. Rephrase/,
+    );
+    expect(formatRunEnd(view({ result: '', result_kind: 'no_answer' }))).toMatch(
+      /^∅ no answer · .*\n {6}The model gave no answer, though it was asked twice\./,
+    );
+    expect(formatRunEnd(view({ result_kind: 'answer' }))).toMatch(/^✓ finished · .*\n\nThis machine runs Linux\.\n$/);
+    expect(formatRunDetails(declined)).toContain('outcome    The model declined: I can’t help with that.');
+    expect(formatRunTable([declined]).split('\n')[1]).toContain('finished (declined)');
+  });
+
+  it('exits 6 for a run that finished without an answer, 0 only for an answer', () => {
+    const ended = (overrides: Partial<RunView>) => exitCodeForOutcome({ kind: 'ended', run: view(overrides) });
+    expect(ended({})).toBe(0);
+    expect(ended({ result_kind: 'answer' })).toBe(0);
+    expect(ended({ result_kind: 'declined' })).toBe(6);
+    expect(ended({ result_kind: 'filtered' })).toBe(6);
+    expect(ended({ result_kind: 'no_answer' })).toBe(6);
+    expect(ended({ state: 'failed' })).toBe(1);
+    expect(ended({ state: 'stopped' })).toBe(5);
   });
 
   it('lists runs in aligned columns', () => {

@@ -351,12 +351,35 @@ export function formatRunStart(run: RunView): string {
   return `run ${run.id} · ${where}\n`;
 }
 
-/** The last lines of `nextai run`: how it ended, what it cost, and the answer or the error. */
+/** The last lines of `nextai run`: how it ended, what it cost, and the answer, the error or why there is no answer. */
 export function formatRunEnd(run: RunView, options: { resultShown?: boolean } = {}): string {
-  const lines = [`${stateWord(run.state)} · ${runTotals(run)}`];
+  const lines = [`${stateWord(run)} · ${runTotals(run)}`];
   if (run.error) lines.push(`${INDENT}${run.error.code}: ${run.error.message.split('\n').join(`\n${INDENT}`)}`);
-  if (run.result && !options.resultShown) lines.push('', run.result.trimEnd());
+  const noAnswer = withoutAnswer(run);
+  if (noAnswer) lines.push(`${INDENT}${noAnswer.split('\n').join(`\n${INDENT}`)}`);
+  else if (run.result && !options.resultShown) lines.push('', run.result.trimEnd());
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Why a finished run has no answer, in a sentence with what to do (the provider's reason in it when
+ * it gave one); undefined for a run that answered or has not finished.
+ */
+export function withoutAnswer(run: RunView): string | undefined {
+  if (run.state !== 'finished') return undefined;
+  const reason = run.result?.trim() ? run.result.trim() : undefined;
+  switch (run.result_kind) {
+    case 'declined':
+      return reason
+        ? `The model declined: ${reason}`
+        : 'The model declined to answer. Rephrase the request, or try another model.';
+    case 'filtered':
+      return `The provider's content filter stopped the answer${reason ? `: ${reason}` : '.'} Rephrase the request, or try another model.`;
+    case 'no_answer':
+      return 'The model gave no answer, though it was asked twice. Try again, or rephrase the request.';
+    default:
+      return undefined;
+  }
 }
 
 /** What Ctrl-C prints: the run keeps going, and how to reach it again. */
@@ -368,16 +391,19 @@ export function formatDetached(runId: string): string {
   );
 }
 
-function stateWord(state: RunStateName): string {
-  switch (state) {
+function stateWord(run: RunView): string {
+  switch (run.state) {
     case 'finished':
+      if (run.result_kind === 'declined') return '⊘ declined';
+      if (run.result_kind === 'filtered') return '⊘ filtered';
+      if (run.result_kind === 'no_answer') return '∅ no answer';
       return '✓ finished';
     case 'failed':
       return '✗ failed';
     case 'stopped':
       return '■ stopped';
     default:
-      return state.replace('_', ' ');
+      return run.state.replace('_', ' ');
   }
 }
 
@@ -397,7 +423,9 @@ export function formatRunTable(runs: readonly RunView[]): string {
   if (runs.length === 0) return '';
   const rows = runs.map((run) => [
     run.id,
-    run.state,
+    run.state === 'finished' && run.result_kind !== undefined && run.result_kind !== 'answer'
+      ? `finished (${run.result_kind.replace('_', ' ')})`
+      : run.state,
     String(run.turns),
     formatCost(run.usage.cost_usd, run.usage.cost_known),
     shortTime(run.created_at),
@@ -436,7 +464,9 @@ export function formatRunDetails(run: RunView, steps?: readonly RunStepView[]): 
     lines.push(`           answer: nextai runs answer ${run.id} "<answer>"`);
   }
   if (run.state === 'paused') lines.push(`           continue with: nextai runs resume ${run.id}`);
-  if (run.result) lines.push('', run.result.trimEnd());
+  const noAnswer = withoutAnswer(run);
+  if (noAnswer) lines.push(`outcome    ${noAnswer}`);
+  else if (run.result) lines.push('', run.result.trimEnd());
   if (steps) {
     lines.push('', steps.length === 0 ? 'no steps yet' : 'steps:');
     for (const step of steps) lines.push(formatStepRow(step));

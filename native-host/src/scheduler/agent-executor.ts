@@ -101,10 +101,34 @@ export class DaemonTaskExecutor implements TaskExecutor {
   }
 }
 
-function resultOf(run: RunView): ExecutionResult {
+/** How a task's run ended, for its history: a run that finished without an answer did not succeed. */
+export function resultOf(run: RunView): ExecutionResult {
   const cost = run.usage.cost_usd;
   switch (run.state) {
     case 'finished':
+      // The model declined, or a content filter stopped it: another try would be refused the same way.
+      if (run.result_kind === 'declined' || run.result_kind === 'filtered') {
+        const reason = brief(run.result ?? '');
+        const why =
+          run.result_kind === 'declined'
+            ? say('The model declined to answer', '模型拒绝回答')
+            : say("The provider's content filter stopped the answer", '服务商的内容过滤拦下了回答');
+        return {
+          outcome: 'denied',
+          summary:
+            reason === ''
+              ? say(`${why.en}.`, `${why['zh-CN']}。`)
+              : say(`${why.en}: ${reason}`, `${why['zh-CN']}：${reason}`),
+          costUsd: cost,
+        };
+      }
+      if (run.result_kind === 'no_answer') {
+        return {
+          outcome: 'failed',
+          summary: say('The model gave no answer.', '模型没有给出回答。'),
+          costUsd: cost,
+        };
+      }
       // The agent's own words are in the language it wrote them in.
       return {
         outcome: 'succeeded',

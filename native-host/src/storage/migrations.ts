@@ -367,6 +367,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE schedule_runs ADD COLUMN missed_times TEXT;
     `,
   },
+  {
+    version: 15,
+    name: 'agent runs: how a finished run ended (an answer, or the model declined, a content filter, no answer)',
+    sql: `
+      -- 'answer', 'declined', 'filtered' or 'no_answer' once the run finished; NULL before, and for
+      -- runs finished earlier (they finished with an answer).
+      ALTER TABLE runs ADD COLUMN result_kind TEXT;
+    `,
+  },
 ];
 
 /**

@@ -20,6 +20,14 @@ export const RUN_STATES = [
 export const runStateSchema = z.enum(RUN_STATES);
 export type RunStateName = z.infer<typeof runStateSchema>;
 
+/**
+ * How a finished run ended: with the model's `answer`; `declined` by the model itself; `filtered`,
+ * the answer cut by the provider's content filter; or `no_answer`, the model said nothing (asked
+ * twice). For all but `answer`, `result` holds the provider's reason when it gave one, else "".
+ */
+export const RUN_RESULT_KINDS = ['answer', 'declined', 'filtered', 'no_answer'] as const;
+export type RunResultKind = (typeof RUN_RESULT_KINDS)[number];
+
 /** End states: nothing happens to the run after these. */
 export const ENDED_RUN_STATES: readonly RunStateName[] = ['finished', 'failed', 'stopped'];
 
@@ -77,6 +85,8 @@ export const runViewSchema = z.object({
     .nullable(),
   /** The agent's last words when it finished. */
   result: z.string().nullable(),
+  /** How it finished (RUN_RESULT_KINDS); absent before it has, and for runs finished by older versions. */
+  result_kind: z.enum(RUN_RESULT_KINDS).optional(),
   /** The open question while the run waits for the person. */
   question: runQuestionSchema.nullable(),
   /** Pending approval ids while the run waits for one. */

@@ -24,6 +24,12 @@ export interface LoopState {
   failures: FailureState;
   /** The "stuck" question the loop is waiting on, so a restart waits for the same one. */
   openQuestionId?: string | undefined;
+  /**
+   * The model's context window filled up: `summarise` before the next turn, whatever the
+   * conversation's estimated size; `summarised` once that was done — a turn that fills it again
+   * then ends the run. Cleared by any other turn.
+   */
+  contextFull?: 'summarise' | 'summarised' | undefined;
 }
 
 export interface PendingTurn {

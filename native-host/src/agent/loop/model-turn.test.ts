@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 
 import type { Message, ModelEvent } from '../providers/types.js';
-import { CUT_OFF_NOTE, afterStreamError, afterTurn, assistantMessage, readReply, withNotes } from './model-turn.js';
+import {
+  CUT_OFF_NOTE,
+  EMPTY_REPLY_NOTE,
+  afterStreamError,
+  afterTurn,
+  askedAfterEmptyReply,
+  assistantMessage,
+  readReply,
+  withNotes,
+} from './model-turn.js';
 
 async function* events(...list: ModelEvent[]): AsyncIterable<ModelEvent> {
   for (const event of list) yield event;
@@ -53,11 +62,44 @@ describe('the model turn', () => {
   });
 
   it('an answer ends the run, a reply cut off goes on, tool calls are acted on', () => {
-    expect(afterTurn({ calls: [], cutOff: false })).toBe('answer');
-    expect(afterTurn({ calls: [], cutOff: true })).toBe('continue');
-    expect(afterTurn({ calls: [{}], cutOff: true })).toBe('act');
-    expect(afterTurn({ calls: [{}], cutOff: false })).toBe('act');
+    expect(afterTurn({ text: 'Done.', calls: [], stopReason: 'end_turn' })).toBe('answer');
+    expect(afterTurn({ text: 'Done.', calls: [], stopReason: 'other' })).toBe('answer');
+    expect(afterTurn({ text: 'Half', calls: [], stopReason: 'max_tokens' })).toBe('continue');
+    expect(afterTurn({ text: '', calls: [{}], stopReason: 'max_tokens' })).toBe('act');
+    expect(afterTurn({ text: '', calls: [{}], stopReason: 'tool_use' })).toBe('act');
     expect(CUT_OFF_NOTE).toContain('cut off at the output limit');
+  });
+
+  it('a refusal or a content filter ends the turn as such, even with calls; a paused turn goes on; a full context is told apart', () => {
+    expect(afterTurn({ text: '', calls: [], stopReason: 'refusal' })).toBe('declined');
+    expect(afterTurn({ text: 'Sure, here', calls: [{}], stopReason: 'refusal' })).toBe('declined');
+    expect(afterTurn({ text: '', calls: [], stopReason: 'content_filter' })).toBe('filtered');
+    expect(afterTurn({ text: 'Searching…', calls: [], stopReason: 'pause_turn' })).toBe('resume');
+    expect(afterTurn({ text: 'The files are', calls: [], stopReason: 'context_window' })).toBe('too_long');
+    expect(afterTurn({ text: '', calls: [{}], stopReason: 'context_window' })).toBe('act');
+  });
+
+  it('an empty reply is no answer, asked for once more', () => {
+    expect(afterTurn({ text: ' \n', calls: [], stopReason: 'end_turn' })).toBe('empty');
+    const goal: Message = { role: 'user', content: [{ type: 'text', text: 'goal' }] };
+    expect(askedAfterEmptyReply([goal])).toBe(false);
+    expect(askedAfterEmptyReply(withNotes([goal], [EMPTY_REPLY_NOTE]))).toBe(true);
+    expect(askedAfterEmptyReply([...withNotes([goal], [EMPTY_REPLY_NOTE]), { role: 'assistant', content: [] }])).toBe(
+      false,
+    );
+  });
+
+  it('reads the provider’s reason for a refusal off the stream', async () => {
+    const reply = await readReply(
+      events({
+        type: 'done',
+        stopReason: 'refusal',
+        usage: { inputTokens: 3, outputTokens: 0 },
+        refusal: 'I can’t help with that.',
+      }),
+      () => undefined,
+    );
+    expect(reply).toMatchObject({ stopReason: 'refusal', refusal: 'I can’t help with that.', text: '' });
   });
 
   it('puts the reply into the conversation: its text when there is any, then its calls', () => {

@@ -4,7 +4,7 @@ import { sleep } from '../../core/sleep.js';
 
 import { isStorageFailure } from '../../storage/storage-health.js';
 import { isRecord } from '../context.js';
-import type { Message, ModelEvent, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
+import type { Message, ModelEvent, StopReason, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
 import { isTransientModelError } from '../providers/sse.js';
 import { callCost } from './limits.js';
 import { Interrupted, toRunError, type FinishedStep, type Interrupt, type LoopRuntime } from './loop-runtime.js';
@@ -15,8 +15,10 @@ export interface ModelTurn {
   calls: ToolUseBlock[];
   /** Tool calls whose arguments were not valid JSON, by id. */
   parseErrors: Record<string, string>;
-  /** The reply stopped at the output limit. */
-  cutOff: boolean;
+  /** What follows the turn (afterTurn). */
+  next: TurnNext;
+  /** The provider's words for why the model declined, when it sent some. */
+  refusal?: string | undefined;
   step: FinishedStep;
 }
 
@@ -26,7 +28,9 @@ export interface StreamedReply {
   calls: ToolUseBlock[];
   parseErrors: Record<string, string>;
   usage: Usage;
-  stopReason: string;
+  stopReason: StopReason;
+  /** Why the model declined, in the provider's words (only when it said). */
+  refusal?: string;
 }
 
 /**
@@ -43,16 +47,41 @@ export function afterStreamError(interrupt: Interrupt | undefined, turnCut: bool
 }
 
 /**
- * What follows a turn: an answer without tool calls ends the run; a reply cut off at the output
- * limit without calls is continued; tool calls are acted on.
+ * What follows a turn:
+ * - `declined` / `filtered`: the model refused, or the provider's content filter cut the answer —
+ *   the run ends and says so; tool calls of a refused answer are not run;
+ * - `act`: tool calls are acted on;
+ * - `continue`: a reply cut off at the output limit is continued (with a note);
+ * - `resume`: a turn the server paused (Anthropic `pause_turn`) is sent again as it is, and goes on;
+ * - `too_long`: the context window filled up: the conversation is summarised and the turn asked again;
+ * - `empty`: neither text nor a tool call;
+ * - `answer`: the answer, which ends the run.
  */
-export function afterTurn(turn: { calls: readonly unknown[]; cutOff: boolean }): 'answer' | 'continue' | 'act' {
+export type TurnNext = 'declined' | 'filtered' | 'act' | 'continue' | 'resume' | 'too_long' | 'empty' | 'answer';
+
+export function afterTurn(turn: { text: string; calls: readonly unknown[]; stopReason: StopReason }): TurnNext {
+  if (turn.stopReason === 'refusal') return 'declined';
+  if (turn.stopReason === 'content_filter') return 'filtered';
   if (turn.calls.length > 0) return 'act';
-  return turn.cutOff ? 'continue' : 'answer';
+  if (turn.stopReason === 'max_tokens') return 'continue';
+  if (turn.stopReason === 'pause_turn') return 'resume';
+  if (turn.stopReason === 'context_window') return 'too_long';
+  return turn.text.trim() === '' ? 'empty' : 'answer';
 }
 
 /** The note for the model's next turn when its reply was cut off. */
 export const CUT_OFF_NOTE = 'Your reply was cut off at the output limit. Continue where you stopped.';
+
+/** The note for the model's next turn when its reply was empty: it is asked once more. */
+export const EMPTY_REPLY_NOTE =
+  'Your reply was empty: no text and no tool call. Answer the person, or call a tool to go on.';
+
+/** Whether the model was already asked again after an empty reply: the conversation ends with that note. */
+export function askedAfterEmptyReply(messages: readonly Message[]): boolean {
+  const last = messages[messages.length - 1];
+  const block = last?.role === 'user' ? last.content[last.content.length - 1] : undefined;
+  return block?.type === 'text' && block.text === EMPTY_REPLY_NOTE;
+}
 
 /**
  * The conversation with `notes` (steers, the person's answers) in the next user message: added
@@ -83,7 +112,8 @@ export async function readReply(
   const calls: ToolUseBlock[] = [];
   const parseErrors: Record<string, string> = {};
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
-  let stopReason = 'other';
+  let stopReason: StopReason = 'other';
+  let refusal: string | undefined;
   for await (const event of stream) {
     if (event.type === 'text_delta') {
       text += event.text;
@@ -95,9 +125,24 @@ export async function readReply(
     } else {
       usage = event.usage;
       stopReason = event.stopReason;
+      refusal = event.refusal;
     }
   }
-  return { text, calls, parseErrors, usage, stopReason };
+  return { text, calls, parseErrors, usage, stopReason, ...(refusal !== undefined ? { refusal } : {}) };
+}
+
+/**
+ * A model call refused because the conversation does not fit the context window (a provider's
+ * HTTP 400, classified by cause in providers/error-causes.ts): like a turn that filled it, the
+ * conversation is summarised and the turn asked again, once.
+ */
+export function isContextTooLong(error: AppError): boolean {
+  return (error.details as { cause?: unknown } | undefined)?.cause === 'context_too_long';
+}
+
+/** A model call the provider refused: the conversation does not fit its context window. */
+export interface TooLong {
+  tooLong: AppError;
 }
 
 /** The model calls one turn may make when an answer breaks off (a drop, a stall, an error event). */
@@ -120,14 +165,17 @@ export function retryModelCallNow(error: AppError, attempt: number): boolean {
  * each attempt its own step, so the panel shows the broken one as failed and nothing is counted
  * twice. A model call changes nothing outside, so its step is written once, with its result.
  */
-export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | ModelTurn> {
+export async function takeModelTurn(runtime: LoopRuntime): Promise<'restart' | TooLong | ModelTurn> {
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await attemptModelCall(runtime, attempt);
     if (outcome !== 'again') return outcome;
   }
 }
 
-async function attemptModelCall(runtime: LoopRuntime, attempt: number): Promise<'restart' | 'again' | ModelTurn> {
+async function attemptModelCall(
+  runtime: LoopRuntime,
+  attempt: number,
+): Promise<'restart' | 'again' | TooLong | ModelTurn> {
   const { runId, services, state } = runtime;
   const run = runtime.run;
   const { provider, model, price } = services.model();
@@ -171,6 +219,21 @@ async function attemptModelCall(runtime: LoopRuntime, attempt: number): Promise<
       return 'restart';
     }
     const appError = toAppError(error, 'UNAVAILABLE');
+    if (isContextTooLong(appError)) {
+      // The loop summarises and asks again (or ends the run when that was done already).
+      services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(appError) });
+      runtime.emit('run.step', {
+        run_id: runId,
+        step,
+        kind: 'model_call',
+        phase: 'finished',
+        ok: false,
+        error_code: appError.code,
+        summary: appError.message,
+        ...(appError.translations ? { summary_translations: appError.translations } : {}),
+      });
+      return { tooLong: appError };
+    }
     const again = retryModelCallNow(appError, attempt);
     const delayMs = runtime.options.modelRetryDelayMs * 2 ** (attempt - 1);
     const shown = again ? tryingAgain(appError, delayMs, attempt + 1) : appError;
@@ -191,14 +254,20 @@ async function attemptModelCall(runtime: LoopRuntime, attempt: number): Promise<
     if (runtime.interrupt !== undefined) throw new Interrupted(runtime.interrupt);
     return runtime.turnCut ? 'restart' : 'again';
   }
-  const { text, calls, parseErrors, usage, stopReason } = reply;
+  const { text, calls, parseErrors, usage, stopReason, refusal } = reply;
   state.turns += 1;
-  const message = assistantMessage(text, calls);
+  const next = afterTurn(reply);
+  // A refused answer stays out of the conversation (Anthropic asks for that: kept, it is refused
+  // again), and so does one the context window cut short (it is asked for again). A paused turn
+  // goes back as it is, but without trailing white space, which the API refuses at the end.
+  const kept = next === 'declined' || next === 'filtered' || next === 'too_long' ? undefined : text;
+  const message = kept === undefined ? undefined : assistantMessage(next === 'resume' ? kept.trimEnd() : kept, calls);
   if (message) state.messages.push(message);
   const cost = callCost(usage, price);
   const result = {
     ok: true,
     stop_reason: stopReason,
+    ...(refusal !== undefined ? { refusal } : {}),
     usage,
     cost_usd: cost,
     text,
@@ -222,7 +291,8 @@ async function attemptModelCall(runtime: LoopRuntime, attempt: number): Promise<
     text,
     calls,
     parseErrors,
-    cutOff: stopReason === 'max_tokens',
+    next,
+    refusal,
     step: { step, intent, result, usage: counted },
   };
 }

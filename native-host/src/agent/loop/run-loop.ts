@@ -1,4 +1,4 @@
-import { AppError, toAppError } from '@nextai/shared';
+import { AppError, toAppError, type RunResultKind } from '@nextai/shared';
 
 import { isStorageFailure, storageFailureOf } from '../../storage/storage-health.js';
 import { isTransientModelError } from '../providers/sse.js';
@@ -14,12 +14,30 @@ import {
   type Interrupt,
   type LoopServices,
 } from './loop-runtime.js';
-import { CUT_OFF_NOTE, afterTurn, takeModelTurn, withNotes } from './model-turn.js';
+import { CUT_OFF_NOTE, EMPTY_REPLY_NOTE, askedAfterEmptyReply, takeModelTurn, withNotes } from './model-turn.js';
 import { recover, restore } from './recovery.js';
-import { summariseIfNeeded } from './summary.js';
+import { contextTooLong, summariseIfNeeded } from './summary.js';
 
 export type { LoopLimits } from './limits.js';
 export type { LoopOptions, LoopServices, ModelChoice } from './loop-runtime.js';
+
+/**
+ * What the session keeps of a run's end, for the next run in it to read: the answer, or a note
+ * that there was none (a refused answer is not kept: it would be refused again).
+ */
+function sessionAnswer(kind: RunResultKind, result: string): string {
+  const reason = result === '' ? '.' : `: ${result}`;
+  switch (kind) {
+    case 'answer':
+      return result;
+    case 'declined':
+      return `[The model declined to answer${reason}]`;
+    case 'filtered':
+      return `[The provider's content filter stopped the answer${reason}]`;
+    case 'no_answer':
+      return '[The model gave no answer.]';
+  }
+}
 
 /**
  * Drives one agent run: observe → reason → act → verify, until the model answers without
@@ -149,20 +167,48 @@ export class RunLoop {
         await summariseIfNeeded(runtime);
         const turn = await takeModelTurn(runtime);
         if (turn === 'restart') continue;
-        const next = afterTurn(turn);
-        if (next === 'answer') {
-          this.finish(turn.text, turn.step);
-          return;
+        const { state } = runtime;
+        if ('tooLong' in turn) {
+          // The provider refused the request as too long: summarised already, it does not fit.
+          if (state.contextFull === 'summarised') throw turn.tooLong;
+          state.contextFull = 'summarise';
+          runtime.checkpoint();
+          continue;
         }
-        if (next === 'continue') {
-          runtime.state.notes.push(CUT_OFF_NOTE);
-        } else {
-          runtime.state.pending = {
-            calls: turn.calls,
-            parseErrors: turn.parseErrors,
-            results: [],
-            needsObservation: false,
-          };
+        const contextFull = state.contextFull;
+        state.contextFull = undefined;
+        switch (turn.next) {
+          case 'answer':
+            this.finish(turn.step, 'answer', turn.text);
+            return;
+          case 'declined':
+          case 'filtered':
+            // Ended in a way the person sees: the provider's reason when it gave one, never an empty ✓.
+            this.finish(turn.step, turn.next, turn.refusal ?? '');
+            return;
+          case 'empty':
+            if (askedAfterEmptyReply(state.messages)) {
+              this.finish(turn.step, 'no_answer', '');
+              return;
+            }
+            state.notes.push(EMPTY_REPLY_NOTE);
+            break;
+          case 'continue':
+            state.notes.push(CUT_OFF_NOTE);
+            break;
+          case 'resume':
+            // The paused turn is in the conversation: sent again as it is, the model goes on.
+            break;
+          case 'too_long':
+            if (contextFull === 'summarised') {
+              runtime.commit(turn.step);
+              throw contextTooLong(runtime.services.model().model);
+            }
+            state.contextFull = 'summarise';
+            break;
+          case 'act':
+            state.pending = { calls: turn.calls, parseErrors: turn.parseErrors, results: [], needsObservation: false };
+            break;
         }
         // The model call and the loop state that follows from it: one durable write.
         runtime.commit(turn.step);
@@ -184,11 +230,12 @@ export class RunLoop {
     this.runtime.checkpoint();
   }
 
-  private finish(text: string, step: FinishedStep): void {
+  /** The run ends `finished`: with the model's answer, or — marked by `kind` — without one. */
+  private finish(step: FinishedStep, kind: RunResultKind, text: string): void {
     const { runId, services } = this.runtime;
-    const answer = text.trim();
-    this.runtime.commit(step, () => services.runs.setResult(runId, answer));
-    services.recordAnswer(this.runtime.run, answer);
+    const result = text.trim();
+    this.runtime.commit(step, () => services.runs.setResult(runId, result, kind));
+    services.recordAnswer(this.runtime.run, sessionAnswer(kind, result));
     this.runtime.transition('finished');
   }
 

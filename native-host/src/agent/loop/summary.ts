@@ -1,4 +1,4 @@
-import { toAppError } from '@nextai/shared';
+import { AppError, say, toAppError } from '@nextai/shared';
 
 import { sleep } from '../../core/sleep.js';
 import { planSummary, type SummaryPlan } from '../context.js';
@@ -38,22 +38,45 @@ export function foldSummary(messages: readonly Message[], plan: SummaryPlan, sum
 }
 
 /**
- * Before a model turn: when the conversation has outgrown its budget, the model folds the old
- * turns into a summary (a step of its own, whose usage counts toward the run's limits). A steer
- * that cuts it short leaves the conversation as it is; the next turn summarises again with it.
+ * The run's end when the conversation does not fit the model's context window, summarised or not
+ * (the code and cause of a provider's own context-length error: providers/error-causes.ts).
+ */
+export function contextTooLong(model: string): AppError {
+  return new AppError(
+    'INVALID_ARGUMENT',
+    say(
+      `The conversation is too long for the model (${model}): it does not fit the model's context window, even with the earlier steps summarised. Start a new chat, give the task with less material (fewer or smaller files, pages and screenshots), split it, or choose a model with a larger context window.`,
+      `对话太长，超出了模型（${model}）的上下文窗口，即使把前面的步骤压缩成摘要也放不下。请开始新的对话，减少提供的材料（更少、更小的文件、网页和截图），把任务拆开，或换用上下文更长的模型。`,
+    ),
+    { details: { cause: 'context_too_long', model } },
+  );
+}
+
+/**
+ * Before a model turn: when the conversation has outgrown its budget — or the model's context
+ * window filled up at the last turn (`contextFull`), whatever the estimate says — the model folds
+ * the old turns into a summary (a step of its own, whose usage counts toward the run's limits). A
+ * steer that cuts it short leaves the conversation as it is; the next turn summarises again with
+ * it. When the context window filled up and nothing can be folded, the run ends: it cannot fit.
  */
 export async function summariseIfNeeded(runtime: LoopRuntime): Promise<void> {
   const { runId, services } = runtime;
   const run = runtime.run;
   const system = services.systemPrompt(run);
   const tools = services.tools();
-  const plan = planSummary(runtime.state.messages, {
-    budgetTokens: runtime.options.contextBudgetTokens,
-    system,
-    tools,
-  });
-  if (!plan) return;
+  const forced = runtime.state.contextFull === 'summarise';
   const { provider, model, price } = services.model();
+  // Forced: everything but the last turn is folded, to make as much room as a summary can.
+  const plan = planSummary(
+    runtime.state.messages,
+    forced
+      ? { budgetTokens: 0, keepLastTurns: 1, system, tools }
+      : { budgetTokens: runtime.options.contextBudgetTokens, system, tools },
+  );
+  if (!plan) {
+    if (forced) throw contextTooLong(model);
+    return;
+  }
   for (let attempt = 1; ; attempt += 1) {
     const step = runtime.beginStep({ kind: 'summary', folded_messages: plan.end - plan.start });
     runtime.emit('run.step', { run_id: runId, step, kind: 'summary', phase: 'started' });
@@ -81,7 +104,18 @@ export async function summariseIfNeeded(runtime: LoopRuntime): Promise<void> {
     }
     const { text, usage } = reply;
     const cost = callCost(usage, price);
+    // The transcript did not fit either: a summary cut short would lose what it leaves out.
+    if (reply.stopReason === 'context_window') {
+      runtime.commit({
+        step,
+        result: { ok: false, error: toRunError(contextTooLong(model)), usage, cost_usd: cost },
+        usage: { usage, model, price, cost, turns: 0 },
+      });
+      runtime.emit('run.step', { run_id: runId, step, kind: 'summary', phase: 'finished', ok: false });
+      throw contextTooLong(model);
+    }
     runtime.state.messages = foldSummary(runtime.state.messages, plan, text);
+    if (forced) runtime.state.contextFull = 'summarised';
     // The summary, its usage and the shorter conversation: one write.
     runtime.commit({
       step,

@@ -1,7 +1,8 @@
 import { AppError, say } from '@nextai/shared';
 
 import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
-import { isTransientStreamError, redactSecrets } from './retry.js';
+import { errorForStreamEvent } from './error-causes.js';
+import { isTransientStreamError } from './retry.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -72,7 +73,10 @@ function stopReason(value: string | undefined): StopReason {
     case 'max_tokens':
     case 'stop_sequence':
     case 'refusal':
+    case 'pause_turn':
       return value;
+    case 'model_context_window_exceeded':
+      return 'context_window';
     default:
       return 'other';
   }
@@ -105,6 +109,7 @@ export class AnthropicProvider implements ModelProvider {
     let inputTokens = 0;
     let outputTokens = 0;
     let reason: StopReason = 'other';
+    let refusal: string | undefined;
     for await (const event of events) {
       const data = parseData(event.data, event.event);
       switch (data.type) {
@@ -159,27 +164,31 @@ export class AnthropicProvider implements ModelProvider {
         }
         case 'message_delta': {
           reason = stopReason(asString(asRecord(data.delta).stop_reason));
+          // A refusal may say why (`stop_details.explanation`); the text before it is no explanation.
+          refusal = asString(asRecord(asRecord(data.delta).stop_details).explanation) ?? refusal;
           const usage = asRecord(data.usage);
           if (typeof usage.output_tokens === 'number') outputTokens = usage.output_tokens;
           if (typeof usage.input_tokens === 'number') inputTokens = usage.input_tokens;
           break;
         }
         case 'message_stop':
-          yield { type: 'done', stopReason: reason, usage: { inputTokens, outputTokens } };
+          yield {
+            type: 'done',
+            stopReason: reason,
+            usage: { inputTokens, outputTokens },
+            ...(reason === 'refusal' && refusal ? { refusal } : {}),
+          };
           return;
-        case 'error': {
-          const error = asRecord(data.error);
-          const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
-          // An error after HTTP 200: an overload (overloaded_error, api_error) usually passes.
-          throw new AppError(
-            'UNAVAILABLE',
-            say(
-              `The Anthropic API failed during the answer (${asString(error.type) ?? 'error'}: ${message}).`,
-              `Anthropic 接口在回答过程中出错（${asString(error.type) ?? 'error'}：${message}）。`,
-            ),
-            { details: { type: error.type, transient: isTransientStreamError(error) } },
-          );
-        }
+        case 'error':
+          // An error after HTTP 200: an overload (overloaded_error, api_error) usually passes; a
+          // prompt too long or a billing error does not. Classified like an HTTP error.
+          throw errorForStreamEvent(data, {
+            providerLabel: TARGET_LABEL,
+            apiKeyEnvironment: KEY_ENVIRONMENT,
+            apiKey: this.options.apiKey,
+            model: request.model,
+            transient: isTransientStreamError(asRecord(data.error)),
+          });
         default:
           // `ping` and event types added later are ignored, as the API documentation asks.
           break;

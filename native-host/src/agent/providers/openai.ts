@@ -1,7 +1,8 @@
 import { AppError, say } from '@nextai/shared';
 
 import { asNumber, asRecord, asString, streamEvents, type ProviderOptions } from './provider-options.js';
-import { isTransientStreamError, redactSecrets } from './retry.js';
+import { errorForStreamEvent } from './error-causes.js';
+import { isTransientStreamError } from './retry.js';
 import {
   parseToolArguments,
   type ImageBlock,
@@ -120,7 +121,7 @@ function stopReason(value: string | undefined): StopReason {
     case 'length':
       return 'max_tokens';
     case 'content_filter':
-      return 'refusal';
+      return 'content_filter';
     default:
       return 'other';
   }
@@ -152,6 +153,8 @@ export class OpenAiProvider implements ModelProvider {
 
     const calls = new Map<number, PartialToolCall>();
     let finish: string | undefined;
+    // The model's own refusal (OpenAI structured outputs): `delta.refusal` pieces instead of content.
+    let refusal = '';
     let inputTokens = 0;
     let outputTokens = 0;
     let sawDone = false;
@@ -162,18 +165,15 @@ export class OpenAiProvider implements ModelProvider {
       }
       const chunk = parseChunk(event.data);
       if (chunk.error !== undefined) {
-        const error = asRecord(chunk.error);
-        const message = redactSecrets(asString(error.message) ?? 'unknown error', this.options.apiKey);
         // An error after HTTP 200: an overloaded backend or Groq's tool_use_failed usually
-        // passes on another attempt; a context-length error does not.
-        throw new AppError(
-          'UNAVAILABLE',
-          say(
-            `The OpenAI-compatible API failed during the answer (${message}).`,
-            `OpenAI 兼容接口在回答过程中出错（${message}）。`,
-          ),
-          { details: { type: error.type, code: error.code, transient: isTransientStreamError(error) } },
-        );
+        // passes on another attempt; a context-length error does not. Classified like an HTTP error.
+        throw errorForStreamEvent(chunk, {
+          providerLabel: TARGET_LABEL,
+          apiKeyEnvironment: KEY_ENVIRONMENT,
+          apiKey: this.options.apiKey,
+          model: request.model,
+          transient: isTransientStreamError(asRecord(chunk.error)),
+        });
       }
       const usage = asRecord(chunk.usage);
       if (typeof usage.prompt_tokens === 'number') inputTokens = usage.prompt_tokens;
@@ -183,6 +183,7 @@ export class OpenAiProvider implements ModelProvider {
       const delta = asRecord(choice.delta);
       const text = asString(delta.content);
       if (text !== undefined && text !== '') yield { type: 'text_delta', text };
+      refusal += asString(delta.refusal) ?? '';
       if (Array.isArray(delta.tool_calls)) {
         for (const item of delta.tool_calls) {
           const piece = asRecord(item);
@@ -224,7 +225,13 @@ export class OpenAiProvider implements ModelProvider {
             rawArguments: call.arguments,
           };
     }
-    yield { type: 'done', stopReason: stopReason(finish), usage: { inputTokens, outputTokens } };
+    const declined = refusal.trim() !== '';
+    yield {
+      type: 'done',
+      stopReason: declined ? 'refusal' : stopReason(finish),
+      usage: { inputTokens, outputTokens },
+      ...(declined ? { refusal: refusal.trim() } : {}),
+    };
   }
 }
 

@@ -91,6 +91,7 @@ async function postForStream(
         providerLabel: request.providerLabel,
         apiKeyEnvironment: request.apiKeyEnvironment,
         apiKey: options.apiKey,
+        model: asString(asRecord(request.body).model),
       },
       ...(options.fetch ? { fetch: options.fetch } : {}),
     },

@@ -1,5 +1,14 @@
 import { AppError, say } from '@nextai/shared';
 import { sleep } from '../../core/sleep.js';
+import {
+  classifyProviderError,
+  errorFromClassification,
+  isRetryableCause,
+  parseErrorBody,
+  redactSecrets,
+} from './error-causes.js';
+
+export { parseErrorBody, parseRetryAfter, redactSecrets, type ProviderErrorBody } from './error-causes.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first one included. */
@@ -45,27 +54,13 @@ export function isTransientStreamError(error: { type?: unknown; code?: unknown; 
   if (code === 'tool_use_failed') return true;
   if (/^(authentication|permission|not_found|request_too_large|billing)_error$/.test(type)) return false;
   if (/context_length|content_filter|insufficient_quota|invalid_api_key|model_not_found/.test(code)) return false;
+  // The same, in other providers' words: no balance (Kimi, DashScope, GLM 1113), a filter (Qwen, GLM 1301).
+  if (/^(exceeded_current_quota_error|arrearage|data_inspection_failed)$/i.test(type)) return false;
+  if (/^(1113|1301|arrearage|datainspectionfailed|data_inspection_failed)$/i.test(code)) return false;
   if (type === 'invalid_request_error') return false;
   return !/maximum context length|context window|too many tokens|content (management )?policy|content_filter/i.test(
     message,
   );
-}
-
-/** Statuses worth another attempt: rate limits, server errors, Anthropic's 529 "overloaded". */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/** Milliseconds from `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date). */
-export function parseRetryAfter(headers: Headers, now: number): number | undefined {
-  const milliseconds = Number(headers.get('retry-after-ms') ?? Number.NaN);
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export type RetryDecision =
@@ -86,120 +81,32 @@ export function decideRetry(attempt: number, retryAfterMs: number | undefined, p
   return { retry: true, delayMs: Math.round(ceiling / 2 + (ceiling / 2) * policy.random()) };
 }
 
-export interface ProviderErrorBody {
-  message?: string;
-  type?: string;
-  code?: string;
-}
-
-/** Reads `{error:{message,type,code}}` (OpenAI) or `{type:"error", error:{type,message}}` (Anthropic). */
-export function parseErrorBody(text: string): ProviderErrorBody {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    const record = (value: unknown): Record<string, unknown> | undefined =>
-      typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-    const root = record(parsed);
-    const inner = record(root?.error) ?? root;
-    const pick = (key: string): string | undefined => {
-      const value = inner?.[key];
-      return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
-    };
-    const result: ProviderErrorBody = {};
-    const message = pick('message');
-    const type = pick('type');
-    const code = pick('code');
-    if (message !== undefined) result.message = message;
-    if (type !== undefined) result.type = type;
-    if (code !== undefined) result.code = code;
-    return result;
-  } catch {
-    // Not JSON (a proxy's HTML page, say): keep a short piece of it as the message.
-    const trimmed = text.trim().slice(0, 300);
-    return trimmed === '' ? {} : { message: trimmed };
-  }
-}
-
-/** Removes the API key, and anything shaped like one, from text that may be shown or logged. */
-export function redactSecrets(text: string, apiKey: string | undefined): string {
-  let result = text;
-  if (apiKey !== undefined && apiKey.length >= 4) result = result.split(apiKey).join('[redacted]');
-  return result.replace(/\b(sk-[A-Za-z0-9_*.-]{4,})/g, '[redacted]');
-}
-
-function isQuotaError(status: number, body: ProviderErrorBody): boolean {
-  if (body.code === 'insufficient_quota' || body.type === 'insufficient_quota' || body.type === 'billing_error') {
-    return true;
-  }
-  if (status === 402) return true;
-  return /credit balance|quota|billing/i.test(body.message ?? '');
-}
-
 export interface RequestTarget {
   /** "Anthropic" or "OpenAI-compatible": used in messages. */
   providerLabel: string;
   /** Environment variable that also holds the key, named in the 401 message. */
   apiKeyEnvironment: string;
   apiKey: string | undefined;
+  /** The model the request asks for, named when the server says only "not found". */
+  model?: string | undefined;
 }
 
-/** The AppError for a final non-2xx response. Never contains the key. */
+/**
+ * The AppError for a final non-2xx response, by cause (error-causes.ts): a rejected key, no
+ * balance, a rate limit, a missing model, a context too long, a content filter, a bad request.
+ * Never contains the key.
+ */
 export function errorForResponse(
   status: number,
   bodyText: string,
   target: RequestTarget,
   attempts: number,
   retryAfterMs?: number,
+  headers?: Headers,
 ): AppError {
-  const body = parseErrorBody(bodyText);
-  const said = body.message === undefined ? '' : `: ${redactSecrets(body.message, target.apiKey)}`;
-  const details = { status, type: body.type, code: body.code };
-  const label = target.providerLabel;
-  if (status === 401 || status === 403) {
-    return new AppError(
-      'UNAVAILABLE',
-      say(
-        `The ${label} API rejected the API key (HTTP ${status}${said}). Set a valid key with ` +
-          `\`nextai config set model.api_key <key>\` or the ${target.apiKeyEnvironment} environment variable.`,
-        `${label} 接口拒绝了 API 密钥（HTTP ${status}${said}）。请在“设置”中填写有效的密钥，或用 ` +
-          `\`nextai config set model.api_key <key>\` 或环境变量 ${target.apiKeyEnvironment} 设置。`,
-      ),
-      { details },
-    );
-  }
-  if (isQuotaError(status, body)) {
-    return new AppError(
-      'UNAVAILABLE',
-      say(
-        `The ${label} account has no quota or credit left (HTTP ${status}${said}). ` +
-          `Add credit or raise the limit with the provider; retrying will not help.`,
-        `${label} 账户的额度或余额已用完（HTTP ${status}${said}）。请在服务商处充值或提高额度；重试没有用。`,
-      ),
-      { details },
-    );
-  }
-  if (isRetryableStatus(status)) {
-    const wait = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
-    // Worth trying later, not at once: the attempts (or the server's wait) are used up.
-    const later = { ...details, transient: true, attempts };
-    return new AppError(
-      'UNAVAILABLE',
-      say(
-        `The ${label} API is rate-limited or unavailable (HTTP ${status}${said}) after ${attempts} attempt${attempts === 1 ? '' : 's'}. ` +
-          (wait !== undefined ? `The server asks to wait ${wait} s before retrying.` : 'Try again in a minute.'),
-        `${label} 接口限流或不可用（HTTP ${status}${said}），已尝试 ${attempts} 次。` +
-          (wait !== undefined ? `服务器要求等待 ${wait} 秒后再试。` : '请过一分钟再试。'),
-      ),
-      { details: later },
-    );
-  }
-  return new AppError(
-    'INVALID_ARGUMENT',
-    say(
-      `The ${label} API refused the request (HTTP ${status}${said}). Check the model name and base URL in the config (\`nextai config set model.name …\`).`,
-      `${label} 接口拒绝了请求（HTTP ${status}${said}）。请检查设置中的模型名称和接口地址（\`nextai config set model.name …\`）。`,
-    ),
-    { details },
-  );
+  const classification = classifyProviderError(status, parseErrorBody(bodyText), headers);
+  if (retryAfterMs !== undefined) classification.retryAfterMs ??= retryAfterMs;
+  return errorFromClassification(classification, { ...target, attempts });
 }
 
 export interface FetchWithRetryOptions {
@@ -265,16 +172,16 @@ export async function fetchWithRetry(
       .catch((error: unknown) => `(body unreadable: ${describeNetworkError(error)})`);
     clearTimeout(timer);
     if (signal?.aborted) throw signal.reason;
-    const body = parseErrorBody(bodyText);
-    const retryAfterMs = parseRetryAfter(response.headers, Date.now());
-    if (isRetryableStatus(response.status) && !isQuotaError(response.status, body)) {
-      const decision = decideRetry(attempt, retryAfterMs, policy);
+    // Only a rate limit or a server error may pass; no balance, a bad key or a bad request will not.
+    const classification = classifyProviderError(response.status, parseErrorBody(bodyText), response.headers);
+    if (isRetryableCause(classification.cause)) {
+      const decision = decideRetry(attempt, classification.retryAfterMs, policy);
       if (decision.retry) {
         await policy.sleep(decision.delayMs, signal);
         continue;
       }
     }
-    throw errorForResponse(response.status, bodyText, target, attempt, retryAfterMs);
+    throw errorFromClassification(classification, { ...target, attempts: attempt });
   }
 }
 

@@ -65,7 +65,24 @@ export interface StreamOptions {
   signal?: AbortSignal;
 }
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'other';
+/**
+ * Why the model stopped, in the loop's words (each provider maps its own):
+ * - `refusal`: the model declined (Anthropic `refusal`, an OpenAI `refusal` text);
+ * - `content_filter`: the provider's content filter cut the answer (OpenAI-compatible `content_filter`);
+ * - `pause_turn`: the server paused a long turn (Anthropic server tools): sent again as it is, it goes on;
+ * - `context_window`: the conversation and the answer filled the model's context window
+ *   (Anthropic `model_context_window_exceeded`).
+ */
+export type StopReason =
+  | 'end_turn'
+  | 'tool_use'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'content_filter'
+  | 'pause_turn'
+  | 'context_window'
+  | 'other';
 
 export interface Usage {
   inputTokens: number;
@@ -80,7 +97,8 @@ export type ModelEvent =
    * can try again, rather than the run failing.
    */
   | { type: 'tool_call'; id: string; name: string; input: unknown; parseError?: string; rawArguments?: string }
-  | { type: 'done'; stopReason: StopReason; usage: Usage };
+  /** `refusal`: the provider's words for why the model declined (OpenAI's `refusal` text, Anthropic's explanation). */
+  | { type: 'done'; stopReason: StopReason; usage: Usage; refusal?: string };
 
 export interface ModelProvider {
   readonly name: 'anthropic' | 'openai';

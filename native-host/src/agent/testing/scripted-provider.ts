@@ -1,7 +1,7 @@
 import { AppError } from '@nextai/shared';
 
 import { sleep } from '../../core/sleep.js';
-import type { ModelEvent, ModelProvider, ModelRequest } from '../providers/types.js';
+import type { ModelEvent, ModelProvider, ModelRequest, StopReason } from '../providers/types.js';
 
 /** One scripted model answer for logic tests (the wire formats are tested against the fake server). */
 export interface ScriptedAnswer {
@@ -12,7 +12,9 @@ export interface ScriptedAnswer {
   /** Never answers until the request is aborted. */
   hang?: boolean;
   usage?: { inputTokens: number; outputTokens: number };
-  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  stopReason?: StopReason;
+  /** The provider's words for a refusal, with the `done` event. */
+  refusal?: string;
 }
 
 export type ScriptStep = ScriptedAnswer | ((request: ModelRequest) => ScriptedAnswer);
@@ -80,6 +82,7 @@ export class ScriptedProvider implements ModelProvider {
       type: 'done',
       stopReason: answer.stopReason ?? ((answer.calls?.length ?? 0) > 0 ? 'tool_use' : 'end_turn'),
       usage: answer.usage ?? { inputTokens: 100, outputTokens: 10 },
+      ...(answer.refusal !== undefined ? { refusal: answer.refusal } : {}),
     };
   }
 }

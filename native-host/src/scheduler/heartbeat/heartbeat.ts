@@ -219,7 +219,8 @@ export class Heartbeat {
     }
     if (!ENDED.has(run.state)) return;
     let checked = 0;
-    if (run.state === 'finished' && run.result) {
+    // Only an answer checks items off: a refusal's words are not a report of work done.
+    if (run.state === 'finished' && run.result && (run.result_kind ?? 'answer') === 'answer') {
       const done = reportedDone(run.result, memory.items.length).map((number) => memory.items[number - 1]!);
       // If the file cannot be read or written this throws, and the run stays unsettled: no new run
       // starts (it would redo what this one did), and the next look tries the check-off again
