@@ -304,8 +304,8 @@ interface StepRead {
 }
 
 test('a 500-step run in the chat: a window of its items in the page, later reads only the new steps, earlier items on request', async () => {
-  // The run waits after its first 200 steps until the panel shows them, so the later reads
-  // happen while it goes on however fast this machine runs it.
+  // The run waits after its first 200 steps until the panel has shown and read them, so the
+  // later reads happen while it goes on however fast this machine runs it.
   let shown!: () => void;
   const firstStepsShown = new Promise<void>((resolve) => (shown = resolve));
   const [first, second, third, ...rest] = planningTurns(5, 100) as [ScriptedTurn, ScriptedTurn, ScriptedTurn];
@@ -340,6 +340,15 @@ test('a 500-step run in the chat: a window of its items in the page, later reads
 
   await send(panel, 'Plan five hundred steps');
   await expect(panel.getByTestId('tool-card').last()).toContainText('Step 2.99', { timeout: 60_000 });
+  // And the panel has read the steps it holds (its first read starts from step 0): what it reads
+  // once the run goes on starts where this read left off.
+  await expect
+    .poll(() =>
+      worker.evaluate(() =>
+        (globalThis as unknown as { stepReads: StepRead[] }).stepReads.some((read) => read.returned.length > 0),
+      ),
+    )
+    .toBe(true);
   shown();
   const run = panel.getByTestId('run');
   await expect(run).toHaveAttribute('data-state', 'finished', { timeout: 120_000 });

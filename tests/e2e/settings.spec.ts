@@ -102,6 +102,8 @@ test('first run: the wizard sets up the model (a bad key is reported, a good one
       { key: 'model.name', value: 'claude-e2e', source: 'config.json' },
       { key: 'model.base_url', value: model!.anthropicBaseUrl, source: 'config.json' },
       { key: 'model.api_key', value: 'sk-…7781', source: 'config.json' },
+      { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
+      { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
     ],
   });
 
