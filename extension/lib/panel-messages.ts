@@ -41,6 +41,7 @@ export const PANEL_METHODS = [
   'settings.set_ui',
   'settings.set_model',
   'settings.test_model',
+  'settings.list_models',
   'settings.set_security',
   'settings.save_project',
   'settings.delete_project',
@@ -65,6 +66,8 @@ export const GESTURE_METHODS: ReadonlySet<PanelMethod> = new Set<PanelMethod>([
   'safety.reset',
   'policy.set_template',
   'settings.set_model',
+  // It may send the saved key to its server: on the person's click only.
+  'settings.list_models',
   'settings.set_security',
   'settings.save_project',
   'settings.delete_project',

@@ -43,7 +43,7 @@ async function openFreshPanel(): Promise<Page> {
   home = makeHome();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-work-'));
   model = await startFakeModelServer((request) =>
-    request.headers['x-api-key'] === GOOD_KEY
+    request.headers['x-api-key'] === GOOD_KEY || request.headers.authorization === `Bearer ${GOOD_KEY}`
       ? { kind: 'text', text: 'OK' }
       : { kind: 'error', status: 401, message: 'invalid x-api-key' },
   );
@@ -76,7 +76,12 @@ test('first run: the wizard sets up the model (a bad key is reported, a good one
 
   await panel.getByTestId('wizard-next').click();
   await expect(wizard).toHaveAttribute('data-step', 'model');
+  // Nothing configured yet: the first preset, Anthropic, with its model and (under Advanced) its URL.
+  await expect(panel.getByLabel('Provider')).toHaveValue('anthropic');
+  await expect(panel.getByLabel('Model', { exact: true })).toHaveValue('claude-sonnet-4-6');
   await panel.getByLabel('Model', { exact: true }).fill('claude-e2e');
+  await panel.getByText('Advanced').click();
+  await expect(panel.getByLabel('Base URL')).toHaveValue('https://api.anthropic.com');
   await panel.getByLabel('Base URL').fill(model!.anthropicBaseUrl);
   await panel.getByLabel('API key').fill(BAD_KEY);
   await panel.getByTestId('model-save').click();
@@ -98,6 +103,7 @@ test('first run: the wizard sets up the model (a bad key is reported, a good one
   expect(config.code, config.stderr).toBe(0);
   expect(JSON.parse(config.stdout)).toMatchObject({
     settings: [
+      { key: 'model.preset', value: 'anthropic', source: 'config.json' },
       { key: 'model.provider', value: 'anthropic', source: 'config.json' },
       { key: 'model.name', value: 'claude-e2e', source: 'config.json' },
       { key: 'model.base_url', value: model!.anthropicBaseUrl, source: 'config.json' },
@@ -148,6 +154,64 @@ test('first run: the wizard sets up the model (a bad key is reported, a good one
   expect(stored).not.toContain(GOOD_KEY);
   expect(stored).not.toContain('e2e-good-key');
   expect(await panel.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(GOOD_KEY);
+});
+
+test('the model page at 360 px: DeepSeek chosen, the model picked from the list its server gives, saved and tested', async () => {
+  const panel = await openFreshPanel();
+  await panel.setViewportSize({ width: 360, height: 900 });
+  await panel.getByTestId('tab-settings').click();
+  await panel.getByTestId('wizard-skip').click();
+  await expect(panel.getByTestId('settings-page-model')).toBeVisible();
+  const form = panel.getByTestId('model-form');
+
+  await form.getByLabel('Provider').selectOption('deepseek');
+  await expect(form.getByLabel('Model', { exact: true })).toHaveValue('deepseek-chat');
+  await expect(form.getByTestId('get-key')).toHaveAttribute('href', 'https://platform.deepseek.com/api_keys');
+  await expect(form.getByTestId('get-key')).toHaveText('Get a DeepSeek key ↗');
+  // Before the server is asked, the preset's own suggestions are offered.
+  await form.getByRole('button', { name: 'Show models' }).click();
+  await expect(form.getByRole('listbox').getByRole('option')).toHaveText(['deepseek-chat', 'deepseek-reasoner']);
+  await form.getByLabel('Model', { exact: true }).press('Escape');
+
+  // The fake server stands in for api.deepseek.com (as a proxy would).
+  await form.getByText('Advanced').click();
+  await expect(form.getByLabel('Base URL')).toHaveValue('https://api.deepseek.com/v1');
+  await form.getByLabel('Base URL').fill(model!.openaiBaseUrl);
+  await form.getByLabel('API key').fill(GOOD_KEY);
+  await form.getByTestId('list-models').click();
+  const server = new URL(model!.openaiBaseUrl).origin;
+  await expect(form.getByTestId('model-list-status')).toHaveText(`3 models from ${server}.`);
+  const options = form.getByRole('listbox');
+  await expect(options).toBeVisible();
+  await expect(options.getByRole('option')).toHaveText(['fake-model-large', 'fake-model-reasoner', 'fake-model-small']);
+  // The key typed in the form went with the request, before anything was saved.
+  expect(model!.modelListRequests.at(-1)?.headers.authorization).toBe(`Bearer ${GOOD_KEY}`);
+  expect(configJson().model).toBeUndefined();
+  await panel.screenshot({ path: 'test-results/settings-model-picker-360-en.png', fullPage: true });
+
+  await options.getByRole('option', { name: 'fake-model-reasoner' }).click();
+  await expect(options).toBeHidden();
+  await expect(form.getByLabel('Model', { exact: true })).toHaveValue('fake-model-reasoner');
+  await form.getByTestId('model-save').click();
+  const result = form.getByTestId('model-test-result');
+  await expect(result).toHaveAttribute('data-ok', 'true', { timeout: 40_000 });
+  await expect(result).toContainText('fake-model-reasoner replied in');
+  expect(configJson().model).toEqual({
+    preset: 'deepseek',
+    provider: 'openai',
+    name: 'fake-model-reasoner',
+    base_url: model!.openaiBaseUrl,
+    api_key: GOOD_KEY,
+  });
+  await expect(panel.getByTestId('model-in-force')).toContainText('DeepSeek');
+  await panel.screenshot({ path: 'test-results/settings-model-saved-360-en.png', fullPage: true });
+
+  // A server without a list says so, and the name can still be typed.
+  model!.models = 'not_found';
+  await form.getByTestId('list-models').click();
+  await expect(form.getByTestId('model-list-status')).toContainText('This server does not list its models');
+  await form.getByLabel('Model', { exact: true }).fill('typed-by-hand');
+  await expect(form.getByLabel('Model', { exact: true })).toHaveValue('typed-by-hand');
 });
 
 test('settings pages: safety lists and the permission level persist, a project policy is edited, and the language switches to 中文 at once', async () => {

@@ -113,6 +113,34 @@ describe('nextai config', () => {
     expect(fs.existsSync(path.join(home.dir, 'config.json'))).toBe(false);
   });
 
+  it('sets a preset with its provider, base URL and model, says what it set, and keeps a key to its own server', async () => {
+    home = makeHome();
+    const env = cleanEnv();
+    const file = path.join(home.dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ model: { provider: 'anthropic', api_key: KEY } }), { mode: 0o600 });
+
+    const set = await runCli(['config', 'set', 'model.preset', 'deepseek'], env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toBe(
+      `model.preset = deepseek (in ${file})\n` +
+        'model.provider = openai\n' +
+        'model.name = deepseek-chat\n' +
+        'model.base_url = https://api.deepseek.com/v1\n' +
+        'model.api_key removed: the saved key was for https://api.anthropic.com, and it is not sent anywhere else.\n' +
+        'Create a DeepSeek key at https://platform.deepseek.com/api_keys, then run `nextai config set model.api_key <key>`.\n',
+    );
+    expect(set.stdout).not.toContain(KEY);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      model: { provider: 'openai', preset: 'deepseek', name: 'deepseek-chat', base_url: 'https://api.deepseek.com/v1' },
+    });
+    const got = await runCli(['config', 'get', 'model.preset'], env);
+    expect(got.stdout).toMatch(/^model\.preset\s+deepseek\s+config\.json\nproblem:\s+No API key for DeepSeek\./);
+
+    const unknown = await runCli(['config', 'set', 'model.preset', 'deepsea'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/model\.preset must be one of: .*deepseek/);
+  });
+
   it('refuses bad input with exit code 2 and leaves the file alone', async () => {
     home = makeHome();
     const env = cleanEnv();

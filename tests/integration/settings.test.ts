@@ -115,6 +115,79 @@ describe('settings methods', () => {
     expect(removed.model.settings.find((setting) => setting.key === 'model.name')?.source).toBe('default');
   });
 
+  it('offers the presets; a chosen one is saved with its provider, and the model list comes from its server with the saved key', async () => {
+    const daemon = await start();
+    const before = await daemon.peer.request('settings.get', {});
+    expect(before.model.preset).toBeNull();
+    expect(before.model.presets.map((preset) => preset.id)).toEqual(expect.arrayContaining(['deepseek', 'ollama']));
+    expect(before.model.presets.find((preset) => preset.id === 'deepseek')).toEqual({
+      id: 'deepseek',
+      label: { en: 'DeepSeek', 'zh-CN': 'DeepSeek 深度求索' },
+      group: 'china',
+      provider: 'openai',
+      base_url: 'https://api.deepseek.com/v1',
+      default_model: 'deepseek-chat',
+      models: ['deepseek-chat', 'deepseek-reasoner'],
+      needs_key: true,
+      key_url: 'https://platform.deepseek.com/api_keys',
+    });
+
+    // The form's choice: DeepSeek, pointed at the fake server (a proxy, as far as the daemon knows).
+    const saved = await daemon.peer.request('settings.set_model', {
+      preset: 'deepseek',
+      base_url: model.openaiBaseUrl,
+      api_key: GOOD_KEY,
+    });
+    expect(saved.model.preset).toBe('deepseek');
+    expect(saved.api_key_removed_for).toBeUndefined();
+    expect(configJson().model).toEqual({
+      preset: 'deepseek',
+      provider: 'openai',
+      name: 'deepseek-chat',
+      base_url: model.openaiBaseUrl,
+      api_key: GOOD_KEY,
+    });
+
+    const listed = await daemon.peer.request('settings.list_models', {});
+    expect(listed).toEqual({
+      provider: 'openai',
+      base_url: model.openaiBaseUrl,
+      models: ['fake-model-large', 'fake-model-reasoner', 'fake-model-small'],
+    });
+    expect(model.modelListRequests.at(-1)?.headers.authorization).toBe(`Bearer ${GOOD_KEY}`);
+
+    // Picked from the list, saved, and the test call uses it.
+    await daemon.peer.request('settings.set_model', { name: 'fake-model-reasoner' });
+    expect(await daemon.peer.request('settings.test_model', {})).toMatchObject({
+      ok: true,
+      model: 'fake-model-reasoner',
+    });
+    expect(model.requests.at(-1)?.body).toMatchObject({ model: 'fake-model-reasoner' });
+
+    // A server without a list: said in both languages, as an error the panel can show.
+    model.models = 'not_found';
+    const refused = await daemon.peer.request('settings.list_models', {}).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe('NOT_FOUND');
+    expect((refused as AppError).message).toMatch(
+      /This server does not list its models \(HTTP 404 .*type the model name/,
+    );
+    expect((refused as AppError).translations?.['zh-CN']).toMatch(/该服务不提供模型列表/);
+
+    // Another preset without a key of its own: the saved key stays with the server it was for.
+    const moved = await daemon.peer.request('settings.set_model', { preset: 'ollama' });
+    expect(moved.api_key_removed_for).toBe(new URL(model.openaiBaseUrl).origin);
+    expect(configJson().model).toEqual({
+      preset: 'ollama',
+      provider: 'openai',
+      name: 'gpt-oss:20b',
+      base_url: 'http://127.0.0.1:11434/v1',
+    });
+    const logs = path.join(home.dir, 'logs');
+    for (const name of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
+      expect(fs.readFileSync(path.join(logs, name), 'utf8')).not.toContain(GOOD_KEY);
+  });
+
   it('refuses an invalid value and writes none of the others', async () => {
     const daemon = await start();
     const refused = await daemon.peer

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * completions wire formats, so tests exercise the real provider clients (base URLs from
  * ANTHROPIC_BASE_URL / OPENAI_BASE_URL) without a network. In the style of Vercel AI's
  * MockLanguageModel: each POST consumes the next scripted turn, whichever format it uses, and
- * every request is recorded.
+ * every request is recorded. `GET /v1/models` lists `models` (or answers 404 when it is
+ * `'not_found'`), as the model picker asks.
  */
 
 export type ScriptedTurn =
@@ -51,6 +52,14 @@ export interface FakeModelServer {
   /** http://127.0.0.1:PORT/v1 — what OPENAI_BASE_URL takes (requests go to /chat/completions under it). */
   openaiBaseUrl: string;
   requests: RecordedRequest[];
+  /**
+   * What `GET /v1/models` answers: these ids (OpenAI's list shape, or Anthropic's when the request
+   * carries `anthropic-version`), or `'not_found'` for a server that offers no list (HTTP 404).
+   * May be changed while the server runs.
+   */
+  models: string[] | 'not_found';
+  /** The `GET /v1/models` requests, in order (not in `requests`: they consume no turn). */
+  modelListRequests: { path: string; headers: Record<string, string> }[];
   /** Appends turns to the script. */
   push(...turns: ScriptedTurn[]): void;
   /** Turns not consumed yet. */
@@ -65,6 +74,8 @@ export const SCRIPT_EXHAUSTED_MESSAGE = 'fake model server: script exhausted';
 
 const ANTHROPIC_PATH = '/v1/messages';
 const OPENAI_PATH = '/v1/chat/completions';
+/** Both formats list their models here (Anthropic's base URL has no /v1, OpenAI's has). */
+const MODELS_PATH = '/v1/models';
 
 type Format = RecordedRequest['format'];
 type ToolCall = { id: string; name: string; arguments: string; input: unknown };
@@ -93,12 +104,21 @@ export async function startFakeModelServer(script: ScriptedTurn[] | Responder = 
     }
   };
 
+  const modelListRequests: FakeModelServer['modelListRequests'] = [];
+  const listing: { models: FakeModelServer['models'] } = { models: [...FAKE_MODELS] };
+
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '/').split('?')[0] ?? '/';
+      if (req.method === 'GET' && path === MODELS_PATH) {
+        const headers = flattenHeaders(req.headers);
+        modelListRequests.push({ path: req.url ?? path, headers });
+        sendModelList(res, listing.models, headers['anthropic-version'] !== undefined);
+        return;
+      }
       const format: Format | undefined =
         req.method !== 'POST'
           ? undefined
@@ -109,7 +129,7 @@ export async function startFakeModelServer(script: ScriptedTurn[] | Responder = 
               : undefined;
       if (format === undefined) {
         sendJson(res, 404, {
-          error: `fake model server: no route for ${req.method} ${path}; POST ${ANTHROPIC_PATH} or ${OPENAI_PATH}`,
+          error: `fake model server: no route for ${req.method} ${path}; POST ${ANTHROPIC_PATH} or ${OPENAI_PATH}, GET ${MODELS_PATH}`,
         });
         return;
       }
@@ -150,6 +170,13 @@ export async function startFakeModelServer(script: ScriptedTurn[] | Responder = 
     anthropicBaseUrl: `http://127.0.0.1:${port}`,
     openaiBaseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    get models() {
+      return listing.models;
+    },
+    set models(models) {
+      listing.models = models;
+    },
+    modelListRequests,
     push: (...more) => {
       turns.push(...more);
     },
@@ -165,6 +192,31 @@ export async function startFakeModelServer(script: ScriptedTurn[] | Responder = 
       return closing;
     },
   };
+}
+
+/** What `GET /v1/models` lists unless a test says otherwise: unsorted, one twice, as servers do. */
+export const FAKE_MODELS = ['fake-model-large', 'fake-model-small', 'fake-model-reasoner', 'fake-model-small'];
+
+/** OpenAI's list (`{ object: 'list', data: [{ id, object, created, owned_by }] }`) or Anthropic's (paged), or a 404. */
+function sendModelList(res: http.ServerResponse, models: string[] | 'not_found', anthropic: boolean): void {
+  if (models === 'not_found') {
+    sendJson(res, 404, { error: { message: 'fake model server: this server lists no models', type: 'not_found' } });
+    return;
+  }
+  const created = 1_700_000_000;
+  if (anthropic) {
+    sendJson(res, 200, {
+      data: models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' })),
+      has_more: false,
+      first_id: models[0] ?? null,
+      last_id: models.at(-1) ?? null,
+    });
+    return;
+  }
+  sendJson(res, 200, {
+    object: 'list',
+    data: models.map((id) => ({ id, object: 'model', created, owned_by: 'fake' })),
+  });
 }
 
 interface RequestBody {

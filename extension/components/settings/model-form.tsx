@@ -1,14 +1,36 @@
 import { useId, useState, type FormEvent } from 'react';
 
-import type { DAEMON_METHODS, MethodResult } from '@nextai/shared';
+import { inLocale, toAppError, type DAEMON_METHODS, type MethodResult, type ProviderPresetView } from '@nextai/shared';
 
 import type { Translate } from '../../lib/i18n.js';
 import type { PanelClient } from '../../lib/panel-client.js';
+import { ModelCombobox } from './model-combobox.js';
 import { messageOf, type SettingsView } from './use-settings.js';
 
 type ModelView = SettingsView['model'];
 type TestResult = MethodResult<typeof DAEMON_METHODS, 'settings.test_model'>;
 type Provider = 'anthropic' | 'openai';
+
+/** A server that is none of the presets, in either format. */
+const CUSTOM = { 'custom-openai': 'openai', 'custom-anthropic': 'anthropic' } as const satisfies Record<
+  string,
+  Provider
+>;
+type CustomChoice = keyof typeof CUSTOM;
+const GROUPS = [
+  ['international', 'settingsGroupInternational'],
+  ['china', 'settingsGroupChina'],
+  ['local', 'settingsGroupLocal'],
+] as const;
+
+/** One empty list, so that the picker sees the same list from one render to the next. */
+const NO_MODELS: readonly string[] = [];
+
+type ModelList =
+  | { state: 'idle' }
+  | { state: 'loading' }
+  | { state: 'listed'; models: string[]; server: string }
+  | { state: 'failed'; message: string };
 
 function setting(model: ModelView, key: string) {
   return model.settings.find((entry) => entry.key === key);
@@ -20,10 +42,47 @@ function fromFile(model: ModelView, key: string): string {
   return entry?.source === 'config.json' ? (entry.value ?? '') : '';
 }
 
+function isCustom(choice: string): choice is CustomChoice {
+  return choice in CUSTOM;
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url.trim()).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Trailing slashes and localhost aside, the same URL. */
+function sameUrl(a: string, b: string): boolean {
+  const normal = (text: string) => text.trim().replace(/\/+$/, '').replace('//localhost', '//127.0.0.1');
+  return normal(a) === normal(b);
+}
+
 /**
- * The model provider: which API, which model, where, and the key. The key is typed here, sent to
- * the daemon once and forgotten: the form never holds it after saving and the daemon only ever
- * answers with it masked. "Test connection" makes one tiny real call with what is saved.
+ * What the form starts from: the preset saved in config.json, or the one whose server the saved
+ * settings point at (configurations from before presets), or a server of neither kind; with
+ * nothing configured, the first preset.
+ */
+function initialChoice(model: ModelView): string {
+  const provider = setting(model, 'model.provider')?.value;
+  const baseUrl = setting(model, 'model.base_url')?.value ?? '';
+  const saved = model.presets.find((preset) => preset.id === model.preset);
+  if (saved && (provider === null || provider === undefined || provider === saved.provider)) return saved.id;
+  if (provider === 'anthropic' || provider === 'openai') {
+    const matching = model.presets.find((preset) => preset.provider === provider && sameUrl(preset.base_url, baseUrl));
+    return matching?.id ?? (provider === 'anthropic' ? 'custom-anthropic' : 'custom-openai');
+  }
+  return model.presets[0]?.id ?? 'custom-openai';
+}
+
+/**
+ * The model provider: a preset (or another server of either format), the key, the model — typed,
+ * or picked from the list the server gives — and, under "Advanced", the base URL the preset filled
+ * in. The key is typed here, sent to the daemon once and forgotten: the form never holds it after
+ * saving and the daemon only ever answers with it masked. "Test connection" makes one tiny real
+ * call with what is saved.
  */
 export function ModelForm({
   client,
@@ -36,19 +95,72 @@ export function ModelForm({
   t: Translate;
   onSaved: (model: ModelView) => void;
 }) {
-  const configured = setting(model, 'model.provider')?.value;
-  const [provider, setProvider] = useState<Provider>(configured === 'openai' ? 'openai' : 'anthropic');
-  const [name, setName] = useState(() => fromFile(model, 'model.name'));
-  const [baseUrl, setBaseUrl] = useState(() => fromFile(model, 'model.base_url'));
+  const [choice, setChoice] = useState(() => initialChoice(model));
+  const startPreset = model.presets.find((preset) => preset.id === choice);
+  const [name, setName] = useState(() => fromFile(model, 'model.name') || (startPreset?.default_model ?? ''));
+  const [baseUrl, setBaseUrl] = useState(() => fromFile(model, 'model.base_url') || (startPreset?.base_url ?? ''));
   const [apiKey, setApiKey] = useState('');
+  const [advanced, setAdvanced] = useState(() => startPreset !== undefined && !sameUrl(baseUrl, startPreset.base_url));
+  const [list, setList] = useState<ModelList>({ state: 'idle' });
+  const [listOpen, setListOpen] = useState(false);
   const [phase, setPhase] = useState<'idle' | 'saving' | 'testing'>('idle');
   const [error, setError] = useState<string | undefined>(undefined);
+  const [keyRemovedFor, setKeyRemovedFor] = useState<string | undefined>(undefined);
   const [test, setTest] = useState<TestResult | undefined>(undefined);
-  const ids = { name: useId(), url: useId(), key: useId(), keyHint: useId() };
+  const ids = {
+    preset: useId(),
+    name: useId(),
+    nameHint: useId(),
+    url: useId(),
+    key: useId(),
+    keyHint: useId(),
+  };
 
+  const preset: ProviderPresetView | undefined = model.presets.find((entry) => entry.id === choice);
+  const provider: Provider = preset?.provider ?? (isCustom(choice) ? CUSTOM[choice] : 'openai');
   const defaults = model.providers.find((entry) => entry.id === provider);
+  const label = (entry: ProviderPresetView) => (t.locale === 'zh-CN' ? entry.label['zh-CN'] : entry.label.en);
+  const needsKey = preset?.needs_key ?? true;
+  // The saved key goes only to the server it was saved for: shown as saved only while the form points there.
   const savedKey = setting(model, 'model.api_key');
-  const keyShown = savedKey?.value ? savedKey : undefined;
+  const savedServer = setting(model, 'model.base_url')?.value ?? '';
+  const keyShown =
+    savedKey?.value && originOf(savedServer) !== undefined && originOf(savedServer) === originOf(baseUrl)
+      ? savedKey
+      : undefined;
+  const options = list.state === 'listed' ? list.models : (preset?.models ?? NO_MODELS);
+
+  const choose = (next: string) => {
+    setChoice(next);
+    const chosen = model.presets.find((entry) => entry.id === next);
+    setName(chosen?.default_model ?? '');
+    setBaseUrl(chosen?.base_url ?? '');
+    setAdvanced(false);
+    setApiKey('');
+    setList({ state: 'idle' });
+    setListOpen(false);
+    setTest(undefined);
+    setError(undefined);
+    setKeyRemovedFor(undefined);
+  };
+
+  const listModels = async () => {
+    setList({ state: 'loading' });
+    setListOpen(false);
+    try {
+      const listed = await client.call('settings.list_models', {
+        ...(preset ? { preset: preset.id } : {}),
+        provider,
+        ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
+        ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}),
+      });
+      setList({ state: 'listed', models: listed.models, server: originOf(listed.base_url) ?? listed.base_url });
+      setListOpen(listed.models.length > 0);
+    } catch (caught) {
+      const appError = toAppError(caught);
+      setList({ state: 'failed', message: inLocale(appError.message, appError.translations, t.locale) });
+    }
+  };
 
   const runTest = async () => {
     setPhase('testing');
@@ -67,17 +179,21 @@ export function ModelForm({
     setPhase('saving');
     setError(undefined);
     setTest(undefined);
+    setKeyRemovedFor(undefined);
     try {
-      const { model: saved } = await client.call('settings.set_model', {
+      const saved = await client.call('settings.set_model', {
+        preset: preset?.id ?? null,
         provider,
         name: name.trim() || null,
         base_url: baseUrl.trim() || null,
-        ...(apiKey.trim() ? { api_key: apiKey.trim() } : {}),
+        ...(needsKey && apiKey.trim() ? { api_key: apiKey.trim() } : {}),
       });
       setApiKey('');
-      onSaved(saved);
+      setKeyRemovedFor(saved.api_key_removed_for);
+      onSaved(saved.model);
     } catch (caught) {
-      setError(messageOf(caught));
+      const appError = toAppError(caught);
+      setError(inLocale(appError.message, appError.translations, t.locale));
       setPhase('idle');
       return;
     }
@@ -85,65 +201,151 @@ export function ModelForm({
   };
 
   const busy = phase !== 'idle';
+  const baseUrlField = (
+    <div className="field">
+      <label htmlFor={ids.url}>{t('settingsBaseUrl')}</label>
+      <input
+        id={ids.url}
+        type="url"
+        value={baseUrl}
+        placeholder={preset?.base_url ?? defaults?.base_url}
+        onChange={(event) => {
+          setBaseUrl(event.target.value);
+          setList({ state: 'idle' });
+        }}
+        disabled={busy}
+        spellCheck={false}
+        autoComplete="off"
+      />
+      <p className="hint">
+        {preset
+          ? sameUrl(baseUrl, preset.base_url)
+            ? t('settingsBaseUrlPresetHint', { provider: label(preset) })
+            : t('settingsBaseUrlPresetOwn', { provider: label(preset), url: preset.base_url })
+          : t(provider === 'anthropic' ? 'settingsBaseUrlAnthropicHint' : 'settingsBaseUrlOpenaiHint')}
+      </p>
+    </div>
+  );
+
   return (
     <form className="settings-form" data-testid="model-form" onSubmit={(event) => void saveAndTest(event)}>
-      <fieldset className="segmented" disabled={busy}>
-        <legend>{t('settingsProvider')}</legend>
-        {(['anthropic', 'openai'] as const).map((id) => (
-          <label key={id} className={`segment${provider === id ? ' segment-on' : ''}`}>
-            <input type="radio" name="provider" value={id} checked={provider === id} onChange={() => setProvider(id)} />
-            {id === 'anthropic' ? t('settingsProviderAnthropic') : t('settingsProviderOpenai')}
-          </label>
-        ))}
-      </fieldset>
-      {provider === 'openai' && <p className="hint">{t('settingsProviderOpenaiHint')}</p>}
+      <div className="field">
+        <label htmlFor={ids.preset}>{t('settingsProvider')}</label>
+        <select
+          id={ids.preset}
+          value={choice}
+          onChange={(event) => choose(event.target.value)}
+          disabled={busy}
+          data-testid="model-preset"
+        >
+          {GROUPS.map(([group, groupLabel]) => (
+            <optgroup key={group} label={t(groupLabel)}>
+              {model.presets
+                .filter((entry) => entry.group === group)
+                .map((entry) => (
+                  <option key={entry.id} value={entry.id}>
+                    {label(entry)}
+                  </option>
+                ))}
+            </optgroup>
+          ))}
+          <optgroup label={t('settingsGroupOther')}>
+            <option value="custom-openai">{t('settingsCustomOpenai')}</option>
+            <option value="custom-anthropic">{t('settingsCustomAnthropic')}</option>
+          </optgroup>
+        </select>
+      </div>
+
+      {needsKey ? (
+        <div className="field">
+          <label htmlFor={ids.key}>{t('settingsApiKey')}</label>
+          <input
+            id={ids.key}
+            type="password"
+            value={apiKey}
+            placeholder={keyShown ? t('settingsApiKeyKeep') : t('settingsApiKeyPlaceholder')}
+            aria-describedby={ids.keyHint}
+            onChange={(event) => setApiKey(event.target.value)}
+            disabled={busy}
+            autoComplete="new-password"
+            spellCheck={false}
+          />
+          <p className="hint" id={ids.keyHint} data-testid="api-key-saved">
+            {keyShown
+              ? t('settingsApiKeySaved', { key: keyShown.value ?? '', source: sourceLabel(keyShown.source, t, model) })
+              : savedKey?.value
+                ? t('settingsApiKeyOtherServer')
+                : t(preset ? 'settingsApiKeyNoneYet' : 'settingsApiKeyNone')}{' '}
+            {t('settingsApiKeyPrivacy')}
+          </p>
+          {preset?.key_url && (
+            <a className="key-link" href={preset.key_url} target="_blank" rel="noreferrer" data-testid="get-key">
+              {t('settingsGetKey', { provider: label(preset) })} <span aria-hidden="true">↗</span>
+            </a>
+          )}
+        </div>
+      ) : (
+        preset && (
+          <p className="hint" data-testid="no-key-needed">
+            {t('settingsNoKeyNeeded', { provider: label(preset) })}{' '}
+            {preset.key_url && (
+              <a href={preset.key_url} target="_blank" rel="noreferrer">
+                {t('settingsGetServer', { provider: label(preset) })} <span aria-hidden="true">↗</span>
+              </a>
+            )}
+          </p>
+        )
+      )}
 
       <div className="field">
         <label htmlFor={ids.name}>{t('settingsModelName')}</label>
-        <input
-          id={ids.name}
-          type="text"
-          value={name}
-          placeholder={defaults?.model}
-          onChange={(event) => setName(event.target.value)}
-          disabled={busy}
-          spellCheck={false}
-          autoComplete="off"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={ids.url}>{t('settingsBaseUrl')}</label>
-        <input
-          id={ids.url}
-          type="url"
-          value={baseUrl}
-          placeholder={defaults?.base_url}
-          onChange={(event) => setBaseUrl(event.target.value)}
-          disabled={busy}
-          spellCheck={false}
-          autoComplete="off"
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={ids.key}>{t('settingsApiKey')}</label>
-        <input
-          id={ids.key}
-          type="password"
-          value={apiKey}
-          placeholder={keyShown ? t('settingsApiKeyKeep') : t('settingsApiKeyPlaceholder')}
-          aria-describedby={ids.keyHint}
-          onChange={(event) => setApiKey(event.target.value)}
-          disabled={busy}
-          autoComplete="new-password"
-          spellCheck={false}
-        />
-        <p className="hint" id={ids.keyHint} data-testid="api-key-saved">
-          {keyShown
-            ? t('settingsApiKeySaved', { key: keyShown.value ?? '', source: sourceLabel(keyShown.source, t) })
-            : t('settingsApiKeyNone')}{' '}
-          {t('settingsApiKeyPrivacy')}
+        <div className="combo-row">
+          <ModelCombobox
+            id={ids.name}
+            value={name}
+            onChange={setName}
+            options={options}
+            disabled={busy}
+            placeholder={preset?.default_model ?? defaults?.model}
+            describedBy={ids.nameHint}
+            open={listOpen}
+            onOpenChange={setListOpen}
+            t={t}
+          />
+          <button
+            type="button"
+            className="button-small"
+            disabled={busy || list.state === 'loading'}
+            onClick={() => void listModels()}
+            data-testid="list-models"
+          >
+            {list.state === 'loading' ? t('settingsListingModels') : t('settingsListModels')}
+          </button>
+        </div>
+        <p
+          className={list.state === 'failed' ? 'hint hint-bad' : 'hint'}
+          id={ids.nameHint}
+          role={list.state === 'failed' ? 'alert' : 'status'}
+          data-testid="model-list-status"
+        >
+          {list.state === 'listed'
+            ? list.models.length > 0
+              ? t('settingsModelsListed', { count: list.models.length, server: list.server })
+              : t('settingsModelsNone', { server: list.server })
+            : list.state === 'failed'
+              ? list.message
+              : t('settingsModelNameHint')}
         </p>
       </div>
+
+      {preset ? (
+        <details className="advanced" open={advanced} onToggle={(event) => setAdvanced(event.currentTarget.open)}>
+          <summary>{t('settingsAdvanced')}</summary>
+          {baseUrlField}
+        </details>
+      ) : (
+        baseUrlField
+      )}
 
       <div className="card-actions">
         <button type="submit" className="button-primary" disabled={busy} data-testid="model-save">
@@ -157,6 +359,11 @@ export function ModelForm({
       {error && (
         <p className="error-text" role="alert">
           {error}
+        </p>
+      )}
+      {keyRemovedFor && (
+        <p className="warning-text" role="status" data-testid="api-key-removed">
+          {t(needsKey ? 'settingsApiKeyRemoved' : 'settingsApiKeyRemovedNoKey', { server: keyRemovedFor })}
         </p>
       )}
       {phase === 'testing' && (
@@ -193,11 +400,17 @@ export function ModelForm({
   );
 }
 
-/** `config.json`, `environment (X)`, `default`, `not set` in the panel's language. */
-export function sourceLabel(source: string, t: Translate): string {
+/** `config.json`, `preset (x)`, `environment (X)`, `default`, `not set` in the panel's language. */
+export function sourceLabel(source: string, t: Translate, model?: ModelView): string {
   if (source === 'config.json') return t('settingsSourceFile');
   if (source === 'default') return t('settingsSourceDefault');
   if (source === 'not set') return t('settingsSourceNotSet');
+  const preset = /^preset \(([^)]+)\)$/.exec(source)?.[1];
+  if (preset !== undefined) {
+    const found = model?.presets.find((entry) => entry.id === preset);
+    const name = found ? (t.locale === 'zh-CN' ? found.label['zh-CN'] : found.label.en) : preset;
+    return t('settingsSourcePreset', { preset: name });
+  }
   const variable = /\(([A-Z_]+)/.exec(source)?.[1];
   return variable ? t('settingsSourceEnvironment', { variable }) : source;
 }

@@ -3,7 +3,8 @@ import { ModelForm, sourceLabel } from './model-form.js';
 import type { SettingsPageProps } from './settings-props.js';
 
 const MODEL_KEY_LABELS: Partial<Record<string, MessageKey>> = {
-  'model.provider': 'settingsProvider',
+  'model.preset': 'settingsProvider',
+  'model.provider': 'settingsApiFormat',
   'model.name': 'settingsModelName',
   'model.base_url': 'settingsBaseUrl',
   'model.api_key': 'settingsApiKey',
@@ -15,6 +16,12 @@ const MODEL_KEY_LABELS: Partial<Record<string, MessageKey>> = {
 export function ModelPage({ props, data, update }: SettingsPageProps) {
   const { t, client } = props;
   const { model } = data.settings;
+  // The preset by its name, the rest as config.json has them.
+  const shownValue = (entry: (typeof model.settings)[number]) => {
+    const preset = entry.key === 'model.preset' ? model.presets.find((item) => item.id === entry.value) : undefined;
+    if (preset) return t.locale === 'zh-CN' ? preset.label['zh-CN'] : preset.label.en;
+    return entry.value ?? '—';
+  };
   return (
     <section className="card" aria-labelledby="model-title" data-testid="settings-model">
       <h2 id="model-title">{t('settingsPageModel')}</h2>
@@ -28,8 +35,8 @@ export function ModelPage({ props, data, update }: SettingsPageProps) {
           <div key={entry.key} className="fact-row">
             <dt>{t(MODEL_KEY_LABELS[entry.key] ?? 'settingsModelName')}</dt>
             <dd>
-              <span className="mono">{entry.value ?? '—'}</span>{' '}
-              <span className="source-tag">{sourceLabel(entry.source, t)}</span>
+              <span className="mono">{shownValue(entry)}</span>{' '}
+              <span className="source-tag">{sourceLabel(entry.source, t, model)}</span>
             </dd>
           </div>
         ))}

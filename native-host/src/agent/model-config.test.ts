@@ -12,9 +12,11 @@ import {
   maskApiKey,
   modelFieldOf,
   modelTimeouts,
+  planModelChanges,
   readModelConfig,
   validateModelValue,
   writeModelValue,
+  writeModelValues,
 } from './model-config.js';
 
 let dir: string;
@@ -209,5 +211,134 @@ describe('effective model settings', () => {
       'default',
     ]);
     expect(effective.problem).toMatch(/No model is configured/);
+  });
+});
+
+describe('the preset (model.preset)', () => {
+  it('is validated against the presets, read back, and absent from older files without a problem', () => {
+    expect(validateModelValue('preset', ' deepseek ')).toBe('deepseek');
+    expect(() => validateModelValue('preset', 'gemini')).toThrow(
+      /model\.preset must be one of: anthropic, openai, .*deepseek/,
+    );
+    expect(modelFieldOf('model.preset')).toBe('preset');
+
+    fs.writeFileSync(file, JSON.stringify({ model: { provider: 'openai', base_url: 'https://api.deepseek.com/v1' } }));
+    expect(readModelConfig(file)).toEqual({
+      config: { provider: 'openai', base_url: 'https://api.deepseek.com/v1' },
+      problems: [],
+    });
+    fs.writeFileSync(file, JSON.stringify({ model: { preset: 'deepseek' } }));
+    expect(readModelConfig(file)).toEqual({ config: { preset: 'deepseek' }, problems: [] });
+    fs.writeFileSync(file, JSON.stringify({ model: { preset: 'nonesuch' } }));
+    expect(readModelConfig(file).problems.join('\n')).toMatch(/model\.preset: must be one of/);
+  });
+
+  it('chosen, fills in the provider, base URL and model, unless the change sets them', () => {
+    expect(planModelChanges({}, { preset: 'deepseek' }, {})).toEqual({
+      changes: [
+        ['preset', 'deepseek'],
+        ['provider', 'openai'],
+        ['name', 'deepseek-chat'],
+        ['base_url', 'https://api.deepseek.com/v1'],
+      ],
+    });
+    expect(
+      planModelChanges({}, { preset: 'deepseek', name: 'deepseek-reasoner', base_url: 'http://127.0.0.1:9/v1' }, {})
+        .changes,
+    ).toEqual([
+      ['preset', 'deepseek'],
+      ['provider', 'openai'],
+      ['name', 'deepseek-reasoner'],
+      ['base_url', 'http://127.0.0.1:9/v1'],
+    ]);
+    // Removed, it leaves the rest as it is.
+    expect(planModelChanges({ preset: 'deepseek', provider: 'openai' }, { preset: null }, {}).changes).toEqual([
+      ['preset', undefined],
+    ]);
+    expect(() => planModelChanges({}, { preset: 'deepseek', base_url: 'ftp://x' }, {})).toThrow(/model\.base_url/);
+  });
+
+  it('is dropped when the provider no longer speaks its format', () => {
+    expect(planModelChanges({ preset: 'deepseek', provider: 'openai' }, { provider: 'anthropic' }, {}).changes).toEqual(
+      [
+        ['preset', undefined],
+        ['provider', 'anthropic'],
+      ],
+    );
+    // Another base URL for the same provider (a proxy) keeps the preset and its quirks.
+    expect(
+      planModelChanges({ preset: 'deepseek', provider: 'openai' }, { base_url: 'https://proxy.example/v1' }, {})
+        .changes,
+    ).toEqual([['base_url', 'https://proxy.example/v1']]);
+  });
+
+  it('never sends the saved key to another server: a change of server without a key removes it', () => {
+    const anthropic = { provider: 'anthropic', api_key: KEY };
+    expect(planModelChanges(anthropic, { preset: 'deepseek' }, {})).toEqual({
+      changes: [
+        ['preset', 'deepseek'],
+        ['provider', 'openai'],
+        ['name', 'deepseek-chat'],
+        ['base_url', 'https://api.deepseek.com/v1'],
+        ['api_key', undefined],
+      ],
+      apiKeyRemovedFrom: 'https://api.anthropic.com',
+    });
+    // With a key of its own, the change keeps that one.
+    expect(planModelChanges(anthropic, { preset: 'deepseek', api_key: 'sk-new-key-0000' }, {}).changes).toContainEqual([
+      'api_key',
+      'sk-new-key-0000',
+    ]);
+    // The same server (the model changed, or the same preset again): the key stays.
+    const deepseek = { preset: 'deepseek', provider: 'openai', base_url: 'https://api.deepseek.com/v1', api_key: KEY };
+    expect(planModelChanges(deepseek, { name: 'deepseek-reasoner' }, {})).toEqual({
+      changes: [['name', 'deepseek-reasoner']],
+    });
+    expect(planModelChanges(deepseek, { preset: 'deepseek' }, {}).apiKeyRemovedFrom).toBeUndefined();
+    expect(
+      planModelChanges(deepseek, { base_url: 'https://api.deepseek.com/v1/' }, {}).apiKeyRemovedFrom,
+    ).toBeUndefined();
+    // A key from the environment is not config.json's to remove.
+    expect(
+      planModelChanges({ provider: 'anthropic' }, { preset: 'deepseek' }, { ANTHROPIC_API_KEY: KEY }).changes,
+    ).not.toContainEqual(['api_key', undefined]);
+  });
+
+  it('is written with the rest in one edit, and shown first in the settings in force', () => {
+    fs.writeFileSync(file, '{\n  // mine\n  "model": { "api_key": "x" }\n}\n');
+    writeModelValues(file, planModelChanges({}, { preset: 'ollama' }, {}).changes);
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain('// mine');
+    expect(JSON.parse(text.replace(/\/\/.*\n/, ''))).toEqual({
+      model: {
+        api_key: 'x',
+        preset: 'ollama',
+        provider: 'openai',
+        name: 'gpt-oss:20b',
+        base_url: 'http://127.0.0.1:11434/v1',
+      },
+    });
+    expect(effectiveModelSettings(file, {}).settings.slice(0, 4)).toEqual([
+      { key: 'model.preset', value: 'ollama', source: 'config.json' },
+      { key: 'model.provider', value: 'openai', source: 'config.json' },
+      { key: 'model.name', value: 'gpt-oss:20b', source: 'config.json' },
+      { key: 'model.base_url', value: 'http://127.0.0.1:11434/v1', source: 'config.json' },
+    ]);
+  });
+
+  it('lends what config.json leaves out to the settings in force, saying so', () => {
+    fs.writeFileSync(file, JSON.stringify({ model: { preset: 'deepseek', api_key: KEY } }));
+    const effective = effectiveModelSettings(file, {});
+    expect(effective.settings.slice(0, 5)).toEqual([
+      { key: 'model.preset', value: 'deepseek', source: 'config.json' },
+      { key: 'model.provider', value: 'openai', source: 'preset (deepseek)' },
+      { key: 'model.name', value: 'deepseek-chat', source: 'preset (deepseek)' },
+      { key: 'model.base_url', value: 'https://api.deepseek.com/v1', source: 'preset (deepseek)' },
+      { key: 'model.api_key', value: 'sk-…WXYZ', source: 'config.json' },
+    ]);
+    expect(effective.problem).toBeUndefined();
+
+    fs.writeFileSync(file, JSON.stringify({ model: { preset: 'deepseek' } }));
+    expect(effectiveModelSettings(file, {}).problem).toMatch(/No API key for DeepSeek/);
   });
 });

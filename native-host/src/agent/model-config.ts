@@ -7,6 +7,7 @@ import { AppError } from '@nextai/shared';
 
 import { editJson, parseConfigJson, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
+import { findPreset, PRESET_IDS } from './providers/presets.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/retry.js';
 import { PROVIDER_DEFAULTS, selectProvider, type ModelConfig, type ProviderName } from './providers/select.js';
 
@@ -39,6 +40,12 @@ function seconds(min: number, max: number) {
 /** The `model` section of config.json. Strict, like the policy sections: a misspelt key is an error. */
 export const modelConfigSchema = z
   .object({
+    preset: z
+      .preprocess(
+        (value) => (typeof value === 'string' ? value.trim() : value),
+        z.enum(PRESET_IDS, { message: `must be one of: ${PRESET_IDS.join(', ')}` }),
+      )
+      .optional(),
     provider: z.enum(PROVIDER_NAMES, { message: `must be one of: ${PROVIDER_NAMES.join(', ')}` }).optional(),
     name: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
     base_url: httpUrl.optional(),
@@ -50,6 +57,7 @@ export const modelConfigSchema = z
 export type ModelSection = z.infer<typeof modelConfigSchema>;
 
 export const MODEL_FIELDS = [
+  'preset',
   'provider',
   'name',
   'base_url',
@@ -122,18 +130,103 @@ export function readModelConfig(file: string): ReadModelConfig {
  * file and a rename, with mode 0600. A file that is not valid JSON is refused, not repaired.
  */
 export function writeModelValue(file: string, field: ModelField, value: string | undefined): void {
+  writeModelValues(file, [[field, value]]);
+}
+
+/** Several model settings at once, in one write (see `writeModelValue`). */
+export function writeModelValues(file: string, changes: readonly ModelChange[]): void {
   const text = readText(file) ?? '';
   const root = text.trim() === '' ? undefined : (parseJsonc(text, file) as Record<string, unknown> | undefined);
   const section = root?.model as Record<string, unknown> | undefined;
+  const hasSection = typeof section === 'object' && section !== null;
   // Removing what is not there leaves the file (or its absence) as it is.
-  if (value === undefined && (typeof section !== 'object' || section === null || !(field in section))) return;
-  const base = text.trim() === '' ? '{}\n' : text;
-  const written = value !== undefined && NUMERIC_FIELDS.includes(field) ? Number(value) : value;
-  const edited = editJson(base, ['model', field], written, file);
+  const effective = changes.filter(([field, value]) => value !== undefined || (hasSection && field in section));
+  if (effective.length === 0) return;
+  let edited = text.trim() === '' ? '{}\n' : text;
+  for (const [field, value] of effective) {
+    const written = value !== undefined && NUMERIC_FIELDS.includes(field) ? Number(value) : value;
+    edited = editJson(edited, ['model', field], written, file);
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, edited);
   // The temporary file is created 0600; a stale one left by a crash might not be.
   fs.chmodSync(file, 0o600);
+}
+
+/** One setting to write: a value, or `undefined` to remove it. */
+export type ModelChange = readonly [ModelField, string | undefined];
+
+export interface ModelChangePlan {
+  /** In the order of MODEL_FIELDS; a value was validated, `undefined` removes the setting. */
+  changes: ModelChange[];
+  /**
+   * The saved API key is removed: it was for this origin and the model now lives elsewhere. A key
+   * goes only to the server it was given for.
+   */
+  apiKeyRemovedFrom?: string;
+}
+
+/**
+ * What a change of model settings writes. Every value is validated first (nothing is written
+ * when one is wrong). Choosing a preset fills in its provider, base URL and model, unless the same
+ * change sets them. A provider that no longer speaks the preset's format drops the preset. When
+ * the server changes (another origin) and no key comes with the change, the saved key is removed
+ * rather than sent to a server it was not given for.
+ */
+export function planModelChanges(
+  current: ModelConfig,
+  requested: Partial<Record<ModelField, string | null>>,
+  environment: Readonly<Record<string, string | undefined>>,
+): ModelChangePlan {
+  const wanted = new Map<ModelField, string | undefined>();
+  for (const field of MODEL_FIELDS) {
+    if (!(field in requested)) continue;
+    const value = requested[field];
+    if (value === undefined) continue;
+    wanted.set(field, value === null || value.trim() === '' ? undefined : validateModelValue(field, value));
+  }
+  const preset = wanted.has('preset') ? findPreset(wanted.get('preset')) : undefined;
+  if (preset) {
+    if (!wanted.has('provider')) wanted.set('provider', preset.protocol);
+    if (!wanted.has('base_url')) wanted.set('base_url', preset.baseUrl);
+    if (!wanted.has('name')) wanted.set('name', preset.defaultModel);
+  }
+  const next: ModelConfig = { ...current };
+  for (const [field, value] of wanted) {
+    if (value === undefined) delete next[field];
+    else next[field] = value;
+  }
+  const keptPreset = findPreset(next.preset);
+  if (!wanted.has('preset') && keptPreset && next.provider !== undefined && next.provider !== keptPreset.protocol) {
+    wanted.set('preset', undefined);
+    delete next.preset;
+  }
+  let apiKeyRemovedFrom: string | undefined;
+  if (!wanted.has('api_key') && current.api_key?.trim()) {
+    const before = endpointOrigin(current, environment);
+    const after = endpointOrigin(next, environment);
+    if (before !== undefined && after !== undefined && before !== after) {
+      wanted.set('api_key', undefined);
+      apiKeyRemovedFrom = before;
+    }
+  }
+  const changes = MODEL_FIELDS.filter((field) => wanted.has(field)).map((field): ModelChange => [
+    field,
+    wanted.get(field),
+  ]);
+  return { changes, ...(apiKeyRemovedFrom !== undefined ? { apiKeyRemovedFrom } : {}) };
+}
+
+/** The origin the model's requests go to under `config`, or undefined when none can be worked out. */
+function endpointOrigin(
+  config: ModelConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  try {
+    return new URL(selectProvider(config, environment).baseUrl).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The model call's time limits from the `model` section (the defaults where it sets none). */
@@ -158,7 +251,7 @@ export interface EffectiveSetting {
   key: string;
   /** What is in force; the API key only masked. Null when nothing is. */
   value: string | null;
-  /** `config.json`, `environment (NAME)`, `default`, or `not set`. */
+  /** `config.json`, `preset (ID)`, `environment (NAME)`, `default`, or `not set`. */
   source: string;
 }
 
@@ -181,16 +274,25 @@ export function effectiveModelSettings(
     provider = selectProvider(config, environment).provider;
   } catch (error) {
     problem ??= (error as Error).message;
-    const configured = config.provider?.trim();
+    const configured = config.provider?.trim() || findPreset(config.preset)?.protocol;
     provider = PROVIDER_NAMES.find((name) => name === configured);
   }
   const present = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
   const defaults = provider ? PROVIDER_DEFAULTS[provider] : undefined;
+  // The preset stands in for what config.json leaves out, as long as it speaks the provider's format.
+  const configuredPreset = findPreset(config.preset);
+  const preset = configuredPreset?.protocol === provider ? configuredPreset : undefined;
+  const fromPreset = preset ? `preset (${preset.id})` : '';
 
   const settings: EffectiveSetting[] = [];
+  // Listed only when chosen: configurations from before presets read as they always did.
+  const presetId = present(config.preset);
+  if (presetId) settings.push({ key: 'model.preset', value: presetId, source: 'config.json' });
   const configuredProvider = present(config.provider);
   if (configuredProvider) {
     settings.push({ key: 'model.provider', value: configuredProvider, source: 'config.json' });
+  } else if (preset) {
+    settings.push({ key: 'model.provider', value: preset.protocol, source: fromPreset });
   } else if (provider && defaults) {
     const variable = present(environment[defaults.apiKeyVariable]) ? defaults.apiKeyVariable : defaults.baseUrlVariable;
     settings.push({ key: 'model.provider', value: provider, source: `environment (${variable} is set)` });
@@ -202,9 +304,11 @@ export function effectiveModelSettings(
   settings.push(
     name
       ? { key: 'model.name', value: name, source: 'config.json' }
-      : defaults
-        ? { key: 'model.name', value: defaults.model, source: 'default' }
-        : { key: 'model.name', value: null, source: 'not set' },
+      : preset
+        ? { key: 'model.name', value: preset.defaultModel, source: fromPreset }
+        : defaults
+          ? { key: 'model.name', value: defaults.model, source: 'default' }
+          : { key: 'model.name', value: null, source: 'not set' },
   );
 
   settings.push(fromConfigEnvironmentOrDefault('model.base_url', present(config.base_url), defaults?.baseUrlVariable));
@@ -229,6 +333,7 @@ export function effectiveModelSettings(
     variable: string | undefined,
   ): EffectiveSetting {
     if (configured) return { key, value: configured, source: 'config.json' };
+    if (key === 'model.base_url' && preset) return { key, value: preset.baseUrl, source: fromPreset };
     const fromEnvironment = variable ? present(environment[variable]) : undefined;
     if (variable && fromEnvironment) return { key, value: fromEnvironment, source: `environment (${variable})` };
     if (key === 'model.base_url' && defaults) return { key, value: defaults.baseUrl, source: 'default' };

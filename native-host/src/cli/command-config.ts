@@ -6,9 +6,14 @@ import {
   maskApiKey,
   modelFieldOf,
   MODEL_KEYS,
+  planModelChanges,
+  readModelConfig,
   validateModelValue,
   writeModelValue,
+  writeModelValues,
 } from '../agent/model-config.js';
+import { findPreset, PRESET_IDS } from '../agent/providers/presets.js';
+import { selectProvider } from '../agent/providers/select.js';
 import { printJson, printLine } from './output.js';
 
 /**
@@ -23,16 +28,53 @@ export function registerConfigCommand(program: Command): void {
 
   config
     .command('set')
-    .description('Set a model setting, e.g. `nextai config set model.provider openai`.')
+    .description(
+      'Set a model setting, e.g. `nextai config set model.preset deepseek` (which also sets the provider, ' +
+        'base URL and model) or `nextai config set model.provider openai`.',
+    )
     .argument('<key>', MODEL_KEYS.join(' | '))
-    .argument('<value>', 'anthropic|openai for model.provider; an http(s) URL for model.base_url')
+    .argument(
+      '<value>',
+      `${PRESET_IDS.join('|')} for model.preset; anthropic|openai for model.provider; an http(s) URL for model.base_url`,
+    )
     .action((key: string, value: string) => {
       const field = modelFieldOf(key);
-      const valid = validateModelValue(field, value);
       const file = dataPaths().configFile;
-      writeModelValue(file, field, valid);
-      printLine(`model.${field} = ${field === 'api_key' ? maskApiKey(valid) : valid} (in ${file})`);
+      // Empty is refused here: `nextai config unset` removes a setting.
+      const valid = validateModelValue(field, value);
+      const plan = planModelChanges(readModelConfig(file).config, { [field]: valid }, process.env);
+      writeModelValues(file, plan.changes);
+      let first = true;
+      for (const [changed, written] of plan.changes) {
+        // Said below, with why.
+        if (changed === 'api_key' && written === undefined && plan.apiKeyRemovedFrom !== undefined) continue;
+        const line =
+          written === undefined
+            ? `model.${changed} removed`
+            : `model.${changed} = ${changed === 'api_key' ? maskApiKey(written) : written}`;
+        printLine(first ? `${line} (in ${file})` : line);
+        first = false;
+      }
+      const preset = field === 'preset' ? findPreset(valid) : undefined;
+      if (plan.apiKeyRemovedFrom !== undefined) {
+        printLine(
+          `model.api_key removed: the saved key was for ${plan.apiKeyRemovedFrom}, and it is not sent anywhere else.`,
+        );
+      }
+      if (preset?.needsKey && !hasKey(file)) {
+        const where = preset.keyUrl ? `Create a ${preset.label.en} key at ${preset.keyUrl}, then run` : 'Run';
+        printLine(`${where} \`nextai config set model.api_key <key>\`.`);
+      }
     });
+
+  /** Whether the model as now configured has a key (config.json or the environment). */
+  function hasKey(file: string): boolean {
+    try {
+      return selectProvider(readModelConfig(file).config, process.env).apiKey !== undefined;
+    } catch {
+      return false;
+    }
+  }
 
   config
     .command('unset')

@@ -336,7 +336,7 @@ export function registerRpcHandlers(connection: ClientConnection, services: Daem
     };
   });
 
-  registerSettingsHandlers(connection, services, asPerson);
+  registerSettingsHandlers(connection, services, asPerson, notTheAgent);
   registerScheduleHandlers(connection, services.schedules, services.storage, asPerson, notTheAgent);
 
   peer.handle('events.subscribe', ({ after_seq, log_id }) => {

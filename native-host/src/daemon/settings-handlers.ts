@@ -14,10 +14,17 @@ import {
   type UiSettings,
 } from '@nextai/shared';
 
-import { effectiveModelSettings, validateModelValue, writeModelValue, type ModelField } from '../agent/model-config.js';
-import { readModelConfig } from '../agent/model-config.js';
-import { createProvider, selectProvider } from '../agent/providers/index.js';
-import { PROVIDER_DEFAULTS } from '../agent/providers/select.js';
+import {
+  effectiveModelSettings,
+  planModelChanges,
+  readModelConfig,
+  writeModelValues,
+  type ModelField,
+} from '../agent/model-config.js';
+import { createProvider, selectProvider, type ModelConfig, type ProviderSelection } from '../agent/providers/index.js';
+import { listModels } from '../agent/providers/list-models.js';
+import { findPreset, PROVIDER_PRESETS } from '../agent/providers/presets.js';
+import { PROVIDER_DEFAULTS, type ProviderName } from '../agent/providers/select.js';
 import { expandHome } from '../policy/guards/paths.js';
 import { editJson, parseConfigJson, parsePolicyConfig, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
@@ -40,6 +47,7 @@ export function registerSettingsHandlers(
   connection: ClientConnection,
   services: DaemonServices,
   asPerson: (what: string, method: string) => Promise<string>,
+  notTheAgent: (what: string, method: string) => Promise<string>,
 ): void {
   const { peer } = connection;
   const reader = new SettingsService(services, connection.label);
@@ -54,6 +62,11 @@ export function registerSettingsHandlers(
   peer.handle('settings.set_ui', async (params) => (await byPerson('settings.set_ui')).setUi(params));
   peer.handle('settings.set_model', async (params) => (await byPerson('settings.set_model')).setModel(params));
   peer.handle('settings.test_model', () => reader.testModel());
+  // It may send the saved key (to the server it was saved for): not for the agent's own processes.
+  peer.handle('settings.list_models', async (params) => {
+    await notTheAgent('list the models of a model server', 'settings.list_models');
+    return reader.listModels(params);
+  });
   peer.handle('settings.set_security', async (params) => (await byPerson('settings.set_security')).setSecurity(params));
   peer.handle('settings.save_project', async (params) => (await byPerson('settings.save_project')).saveProject(params));
   peer.handle('settings.delete_project', async (params) =>
@@ -103,19 +116,71 @@ export class SettingsService {
 
   setModel(params: Params<'settings.set_model'>): Result<'settings.set_model'> {
     // Every value is checked before any is written: a bad base URL does not leave half a change.
-    const changes: [ModelField, string | undefined][] = [];
     // The panel's form sets these; the time limits are set in config.json or with `nextai config set`.
-    for (const field of ['provider', 'name', 'base_url', 'api_key'] as const satisfies readonly ModelField[]) {
-      const value = params[field];
-      if (value === undefined) continue;
-      changes.push([field, value === null || value.trim() === '' ? undefined : validateModelValue(field, value)]);
+    const requested: Partial<Record<ModelField, string | null>> = {};
+    for (const field of [
+      'preset',
+      'provider',
+      'name',
+      'base_url',
+      'api_key',
+    ] as const satisfies readonly ModelField[]) {
+      if (params[field] !== undefined) requested[field] = params[field];
     }
-    for (const [field, value] of changes) writeModelValue(this.file, field, value);
-    if (changes.length > 0) {
-      const fields = changes.map(([field]) => `model.${field}`).join(', ');
+    const plan = planModelChanges(readModelConfig(this.file).config, requested, this.environment);
+    writeModelValues(this.file, plan.changes);
+    if (plan.changes.length > 0) {
+      const fields = plan.changes.map(([field]) => `model.${field}`).join(', ');
       this.services.recordPolicyChange(`model settings changed: ${fields}`, this.by);
     }
-    return { model: this.model() };
+    return {
+      model: this.model(),
+      ...(plan.apiKeyRemovedFrom !== undefined ? { api_key_removed_for: plan.apiKeyRemovedFrom } : {}),
+    };
+  }
+
+  /**
+   * The models the server lists. Which server: the preset, provider and base URL given (what the
+   * form shows), filled in from the saved settings. The saved key (or the environment's) goes only
+   * to the origin it is in force for; a key typed in the form comes in `api_key`.
+   */
+  async listModels(params: Params<'settings.list_models'>): Promise<Result<'settings.list_models'>> {
+    const { config } = readModelConfig(this.file);
+    const saved = savedSelection(config, this.environment);
+    const preset = findPreset(params.preset);
+    const provider: ProviderName | undefined = params.provider ?? preset?.protocol ?? saved?.provider;
+    if (provider === undefined) {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        say('Choose a provider first, then list its models.', '请先选择服务商，再列出模型。'),
+      );
+    }
+    const baseUrl = (
+      params.base_url?.trim() ||
+      (preset?.protocol === provider ? preset.baseUrl : undefined) ||
+      (saved?.provider === provider ? saved.baseUrl : undefined) ||
+      PROVIDER_DEFAULTS[provider].baseUrl
+    ).replace(/\/+$/, '');
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        say(`"${baseUrl}" is not a URL. Check the base URL.`, `“${baseUrl}”不是有效的 URL。请检查接口地址。`),
+      );
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new AppError(
+        'INVALID_ARGUMENT',
+        say('The base URL must start with http:// or https://.', '接口地址必须以 http:// 或 https:// 开头。'),
+      );
+    }
+    const typed = params.api_key?.trim() || undefined;
+    const savedKey =
+      saved?.apiKey !== undefined && new URL(saved.baseUrl).origin === url.origin ? saved.apiKey : undefined;
+    const models = await listModels({ provider, baseUrl, apiKey: typed ?? savedKey });
+    return { provider, base_url: baseUrl, models };
   }
 
   /** A one-sentence exchange with the configured model; any failure is reported, never thrown. */
@@ -248,6 +313,18 @@ export class SettingsService {
         model: PROVIDER_DEFAULTS[id].model,
         base_url: PROVIDER_DEFAULTS[id].baseUrl,
       })),
+      preset: effective.settings.find((entry) => entry.key === 'model.preset')?.value ?? null,
+      presets: PROVIDER_PRESETS.map((preset) => ({
+        id: preset.id,
+        label: preset.label,
+        group: preset.group,
+        provider: preset.protocol,
+        base_url: preset.baseUrl,
+        default_model: preset.defaultModel,
+        models: [...preset.models],
+        needs_key: preset.needsKey,
+        key_url: preset.keyUrl ?? null,
+      })),
     };
   }
 
@@ -288,6 +365,18 @@ export class SettingsService {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     writeFileAtomic(this.file, text);
     fs.chmodSync(this.file, 0o600);
+  }
+}
+
+/** The saved model selection, or undefined when none can be made (nothing configured, no key…). */
+function savedSelection(
+  config: ModelConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+): ProviderSelection | undefined {
+  try {
+    return selectProvider(config, environment);
+  } catch {
+    return undefined;
   }
 }
 

@@ -30,12 +30,37 @@ export const modelSettingViewSchema = z.object({
   source: z.string(),
 });
 
+const modelProviderSchema = z.enum(['anthropic', 'openai']);
+
+export const PRESET_GROUPS = ['international', 'china', 'local'] as const;
+
+/** A known provider the settings and the wizard offer: choosing it fills in provider, base URL and model. */
+export const providerPresetViewSchema = z.object({
+  id: z.string(),
+  label: z.object({ en: z.string(), 'zh-CN': z.string() }),
+  group: z.enum(PRESET_GROUPS),
+  /** The wire format it speaks. */
+  provider: modelProviderSchema,
+  base_url: z.string(),
+  default_model: z.string(),
+  /** Models to offer before the server's own list is fetched, the default first. */
+  models: z.array(z.string()),
+  needs_key: z.boolean(),
+  /** Where to create a key (for a local server: where to get it). */
+  key_url: z.string().nullable(),
+});
+export type ProviderPresetView = z.infer<typeof providerPresetViewSchema>;
+
 export const modelSettingsViewSchema = z.object({
   settings: z.array(modelSettingViewSchema),
   /** Why no model can be used as configured (never contains a key). */
   problem: z.string().optional(),
   /** Per provider: its default model and base URL, for the form's placeholders. */
-  providers: z.array(z.object({ id: z.enum(['anthropic', 'openai']), model: z.string(), base_url: z.string() })),
+  providers: z.array(z.object({ id: modelProviderSchema, model: z.string(), base_url: z.string() })),
+  /** The preset chosen in config.json (`model.preset`), if any. */
+  preset: z.string().nullable().default(null),
+  /** Every preset, in the order to offer them. */
+  presets: z.array(providerPresetViewSchema).default([]),
 });
 export type ModelSettingsView = z.infer<typeof modelSettingsViewSchema>;
 
@@ -86,10 +111,36 @@ export const SETTINGS_METHODS = {
     params: z.object({ language: z.enum(UI_LANGUAGES).optional(), setup_done: z.boolean().optional() }).strict(),
     result: z.object({ ui: uiSettingsSchema }),
   },
-  /** Sets the given model settings in config.json (all validated before any is written). */
+  /**
+   * Sets the given model settings in config.json (all validated before any is written). A preset
+   * fills in the provider, base URL and model not given with it. A saved key is removed when the
+   * server changes and no key comes with the change: it was given for the other server.
+   */
   'settings.set_model': {
-    params: z.object({ provider: modelValue, name: modelValue, base_url: modelValue, api_key: modelValue }).strict(),
-    result: z.object({ model: modelSettingsViewSchema }),
+    params: z
+      .object({ preset: modelValue, provider: modelValue, name: modelValue, base_url: modelValue, api_key: modelValue })
+      .strict(),
+    result: z.object({
+      model: modelSettingsViewSchema,
+      /** The origin the removed key was for, when the change removed the saved key. */
+      api_key_removed_for: z.string().optional(),
+    }),
+  },
+  /**
+   * The models a server lists (`GET /models`), sorted. The server is the one given (a preset, or
+   * a provider and base URL, as in the form), else the saved one. The saved key is sent only to the
+   * server it was saved for; a key typed in the form goes with `api_key`.
+   */
+  'settings.list_models': {
+    params: z
+      .object({
+        preset: z.string().max(60).optional(),
+        provider: modelProviderSchema.optional(),
+        base_url: z.string().max(2000).optional(),
+        api_key: z.string().max(4000).optional(),
+      })
+      .strict(),
+    result: z.object({ provider: modelProviderSchema, base_url: z.string(), models: z.array(z.string()) }),
   },
   /** A tiny real call to the configured model: ok, or the provider's error in words. */
   'settings.test_model': {

@@ -1,9 +1,13 @@
 import { AppError, say } from '@nextai/shared';
 
+import { findPreset } from './presets.js';
+
 export type ProviderName = 'anthropic' | 'openai';
 
 /** The `model` section of config.json, as far as choosing a provider goes. */
 export interface ModelConfig {
+  /** A known provider (presets.ts): its provider, base URL and model apply where these are not set. */
+  preset?: string;
   provider?: string;
   name?: string;
   base_url?: string;
@@ -54,13 +58,15 @@ function present(value: string | undefined): string | undefined {
  * Chooses the provider, model, base URL and key. A configured provider wins; without one, the
  * environment decides: `ANTHROPIC_API_KEY`, then `OPENAI_API_KEY`, then a base URL variable alone
  * (a local server without a key) — Anthropic first each time. The config's `base_url` and
- * `api_key` come before the environment's. Pure: `environment` is passed in.
+ * `api_key` come before the environment's. A preset (`model.preset`) stands in for the provider,
+ * base URL and model that config.json does not set. Pure: `environment` is passed in.
  */
 export function selectProvider(
   config: ModelConfig,
   environment: Readonly<Record<string, string | undefined>>,
 ): ProviderSelection {
-  const configured = present(config.provider);
+  const preset = findPreset(config.preset);
+  const configured = present(config.provider) ?? preset?.protocol;
   let provider: ProviderName | undefined;
   if (configured !== undefined) {
     if (!PROVIDER_NAMES.includes(configured as ProviderName)) {
@@ -94,7 +100,13 @@ export function selectProvider(
   }
   const defaults = PROVIDER_DEFAULTS[provider];
 
-  const baseUrlText = present(config.base_url) ?? present(environment[defaults.baseUrlVariable]) ?? defaults.baseUrl;
+  // A preset that speaks another format than the configured provider (edited by hand) says nothing here.
+  const fromPreset = preset?.protocol === provider ? preset : undefined;
+  const baseUrlText =
+    present(config.base_url) ??
+    fromPreset?.baseUrl ??
+    present(environment[defaults.baseUrlVariable]) ??
+    defaults.baseUrl;
   let baseUrl: URL;
   try {
     baseUrl = new URL(baseUrlText);
@@ -124,6 +136,17 @@ export function selectProvider(
   const fromEnvironment = present(environment[defaults.apiKeyVariable]);
   const apiKey = fromConfig ?? fromEnvironment;
   const usesDefaultEndpoint = baseUrl.origin === new URL(defaults.baseUrl).origin;
+  const usesPresetEndpoint = fromPreset !== undefined && baseUrl.origin === new URL(fromPreset.baseUrl).origin;
+  if (apiKey === undefined && usesPresetEndpoint && fromPreset.needsKey) {
+    const where = fromPreset.keyUrl ? ` (${fromPreset.keyUrl})` : '';
+    throw new AppError(
+      'UNAVAILABLE',
+      say(
+        `No API key for ${fromPreset.label.en}. Create one${where} and run \`nextai config set model.api_key <key>\`, or paste it in Settings.`,
+        `没有 ${fromPreset.label['zh-CN']} 的 API 密钥。请先创建一个${where}，然后在“设置”中填写，或运行 \`nextai config set model.api_key <key>\`。`,
+      ),
+    );
+  }
   if (apiKey === undefined && usesDefaultEndpoint) {
     throw new AppError(
       'UNAVAILABLE',
@@ -136,7 +159,7 @@ export function selectProvider(
 
   return {
     provider,
-    model: present(config.name) ?? defaults.model,
+    model: present(config.name) ?? fromPreset?.defaultModel ?? defaults.model,
     baseUrl: baseUrl.href.replace(/\/+$/, ''),
     apiKey,
     apiKeySource: fromConfig !== undefined ? 'config' : fromEnvironment !== undefined ? 'environment' : 'none',
