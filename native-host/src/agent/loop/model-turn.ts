@@ -219,9 +219,9 @@ async function attemptModelCall(
       return 'restart';
     }
     const appError = toAppError(error, 'UNAVAILABLE');
-    if (isContextTooLong(appError)) {
-      // The loop summarises and asks again (or ends the run when that was done already).
-      services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(appError) });
+    // The step says what happened to it, a retry included: it is what the panel shows later too.
+    const failed = (shown: AppError) => {
+      services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(shown) });
       runtime.emit('run.step', {
         run_id: runId,
         step,
@@ -229,26 +229,18 @@ async function attemptModelCall(
         phase: 'finished',
         ok: false,
         error_code: appError.code,
-        summary: appError.message,
-        ...(appError.translations ? { summary_translations: appError.translations } : {}),
+        summary: shown.message,
+        ...(shown.translations ? { summary_translations: shown.translations } : {}),
       });
+    };
+    if (isContextTooLong(appError)) {
+      // The loop summarises and asks again (or ends the run when that was done already).
+      failed(appError);
       return { tooLong: appError };
     }
     const again = retryModelCallNow(appError, attempt);
     const delayMs = runtime.options.modelRetryDelayMs * 2 ** (attempt - 1);
-    const shown = again ? tryingAgain(appError, delayMs, attempt + 1) : appError;
-    // The step says what happened to it, the retry included: it is what the panel shows later too.
-    services.runs.recordStep(runId, step, intent, { ok: false, error: toRunError(shown) });
-    runtime.emit('run.step', {
-      run_id: runId,
-      step,
-      kind: 'model_call',
-      phase: 'finished',
-      ok: false,
-      error_code: appError.code,
-      summary: shown.message,
-      ...(shown.translations ? { summary_translations: shown.translations } : {}),
-    });
+    failed(again ? tryingAgain(appError, delayMs, attempt + 1) : appError);
     if (!again) throw appError;
     await sleep(delayMs, runtime.modelSignal()).catch(() => undefined);
     if (runtime.interrupt !== undefined) throw new Interrupted(runtime.interrupt);
