@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { ErrorCause } from '../../native-host/src/agent/providers/error-causes.js';
-import { createProvider, selectProvider } from '../../native-host/src/agent/providers/index.js';
 import { isTransientModelError } from '../../native-host/src/agent/providers/sse.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../native-host/src/agent/providers/types.js';
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
+import { providerAgainst, type Format } from '../support/model-provider.js';
 
 // Recorded error responses (tests/fixtures/provider-errors/) served by the fake model server to the
 // real providers: what a person is told, and whether the call is made again.
@@ -34,15 +34,8 @@ afterEach(async () => {
   await server.close();
 });
 
-type Format = 'anthropic' | 'openai';
-
 function providerFor(format: Format): ModelProvider {
-  const environment =
-    format === 'anthropic'
-      ? { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: API_KEY }
-      : { OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: API_KEY };
-  const selection = selectProvider({}, environment);
-  return createProvider(selection, { retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+  return providerAgainst(server, format, API_KEY);
 }
 
 const request: ModelRequest = {

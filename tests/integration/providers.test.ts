@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { createProvider, selectProvider } from '../../native-host/src/agent/providers/index.js';
 import type { RetryPolicy } from '../../native-host/src/agent/providers/retry.js';
 import { isTransientModelError } from '../../native-host/src/agent/providers/sse.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../native-host/src/agent/providers/types.js';
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.js';
+import { providerAgainst, type Format } from '../support/model-provider.js';
 
 const API_KEY = 'sk-test-do-not-echo-0123456789';
 
@@ -16,16 +16,8 @@ afterEach(async () => {
   await server.close();
 });
 
-type Format = 'anthropic' | 'openai';
-
 function providerFor(format: Format, retry: Partial<RetryPolicy> = {}): ModelProvider {
-  const environment =
-    format === 'anthropic'
-      ? { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: API_KEY }
-      : { OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: API_KEY };
-  const selection = selectProvider({}, environment);
-  expect(selection.provider).toBe(format);
-  return createProvider(selection, { retry: { baseDelayMs: 10, maxDelayMs: 50, ...retry } });
+  return providerAgainst(server, format, API_KEY, retry);
 }
 
 const screenshotTool = {
