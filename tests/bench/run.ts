@@ -21,7 +21,7 @@ import { benchInput } from './desktop-input.js';
 import { benchLoop } from './loop.js';
 import { benchScreen } from './desktop-screen.js';
 import { benchSchedule } from './schedule.js';
-import { benchAudit, benchDecision, benchEmergencyStop, benchPathCheck } from './safety.js';
+import { benchAudit, benchDecision, benchEmergencyStop, benchPathCheck, benchStopDuringQuickCalls } from './safety.js';
 import { benchSandbox } from './sandbox.js';
 import { formatRow, summarize } from './stats.js';
 
@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       ...(await benchPathCheck()),
       ...(await benchAudit()),
       ...(await benchEmergencyStop()),
+      ...(await benchStopDuringQuickCalls()),
       '',
     ];
     process.stdout.write(`${safety.join('\n')}\n`);

@@ -6,7 +6,9 @@
  *     10 000 rows — goal ≤ 3 s;
  *   - emergency-stop latency with 8 tool calls in flight, each a `sleep` in its own terminal
  *     session (the real bash_execute), from the stop request until every call has ended,
- *     p50/p99 — goal p99 ≤ 200 ms.
+ *     p50/p99 — goal p99 ≤ 200 ms;
+ *   - the same stop sent while a run works through a turn of 300 quick tool calls (to-do updates
+ *     that never wait on anything outside the daemon), until the stop is answered, p50/p99.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,12 +29,15 @@ import { FileGuard } from '../../native-host/src/policy/guards/file-guard.js';
 import { requiredLevel } from '../../native-host/src/policy/permission-levels.js';
 import { initShellAnalyzer } from '../../native-host/src/policy/shell/index.js';
 import { runCli } from '../support/cli.js';
+import { planningTurns, startFakeModelServer } from '../support/fake-model-server.js';
 import { makeHome } from '../support/home.js';
 import { formatRow, summarize } from './stats.js';
 
 const DECISIONS = 3000;
 const STOP_ROUNDS = 30;
 const IN_FLIGHT = 8;
+const BUSY_RUN_ROUNDS = 10;
+const QUICK_CALLS = 300;
 
 export async function benchDecision(): Promise<string[]> {
   await initShellAnalyzer();
@@ -210,6 +215,54 @@ export async function benchEmergencyStop(): Promise<string[]> {
     formatRow('  … as seen by the client (request → all calls answered)', atClient),
     `goal stop p99 ≤ 200 ms: stop p99 ${p99(ended).toFixed(1)} ms (${p99(ended) <= 200 ? 'met' : 'NOT met'})`,
   ];
+}
+
+export async function benchStopDuringQuickCalls(): Promise<string[]> {
+  const model = await startFakeModelServer(
+    Array.from({ length: BUSY_RUN_ROUNDS }, () => planningTurns(1, QUICK_CALLS)[0]!),
+  );
+  const home = makeHome('nx-bench-busy-stop-');
+  const env: NodeJS.ProcessEnv = {
+    ...home.env,
+    ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-bench',
+  };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  const started = await runCli(['daemon', '--detach'], env);
+  if (started.code !== 0) throw new Error(`The daemon did not start: ${started.stderr}`);
+  const client = await DaemonClient.connect(dataPaths(home.dir), {
+    start: false,
+    client: { kind: 'test', name: 'bench' },
+  });
+  let toolCallsFinished = 0;
+  client.peer.onNotification('event', (event) => {
+    if (event.type === 'run.step' && event.data.phase === 'finished' && event.data.kind === 'tool_call')
+      toolCallsFinished += 1;
+  });
+  await client.peer.request('events.subscribe', { after_seq: 0 });
+  const answered: number[] = [];
+  try {
+    for (let round = 0; round < BUSY_RUN_ROUNDS; round++) {
+      const before = toolCallsFinished;
+      await client.peer.request('runs.start', { goal: `Plan ${QUICK_CALLS} steps (${round})` });
+      // The stop goes once the run is in the middle of its calls.
+      const deadline = Date.now() + 20_000;
+      while (toolCallsFinished < before + 20) {
+        if (Date.now() > deadline) throw new Error('The run did not start its tool calls.');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const start = performance.now();
+      await client.peer.request('safety.stop', { reason: 'bench' });
+      answered.push(performance.now() - start);
+      await client.peer.request('safety.reset', {});
+    }
+  } finally {
+    client.close();
+    await home.cleanup();
+    await model.close();
+  }
+  return [formatRow(`emergency stop amid ${QUICK_CALLS} quick calls (until answered)`, summarize(answered))];
 }
 
 /** Waits until `count` processes whose command line contains `marker` are running. */

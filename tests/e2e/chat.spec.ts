@@ -301,6 +301,8 @@ test('a screenshot step shows a thumbnail that opens full size', async () => {
 interface StepRead {
   stepsFrom: number | undefined;
   returned: number[];
+  /** Why the read failed (shown when the test fails). */
+  error?: string;
 }
 
 test('a 500-step run in the chat: a window of its items in the page, later reads only the new steps, earlier items on request', async () => {
@@ -328,11 +330,16 @@ test('a 500-step run in the chat: a window of its items in the page, later reads
     connection.request = (method, params, options) => {
       const answer = request(method, params, options);
       if (method === 'runs.get') {
-        void answer.then((result) => {
-          const steps = (result as { steps?: { step: number }[] }).steps ?? [];
-          const stepsFrom = (params as { steps_from?: number }).steps_from;
-          globals.stepReads.push({ stepsFrom, returned: steps.map((step) => step.step) });
-        });
+        void answer.then(
+          (result) => {
+            const steps = (result as { steps?: { step: number }[] }).steps ?? [];
+            const stepsFrom = (params as { steps_from?: number }).steps_from;
+            globals.stepReads.push({ stepsFrom, returned: steps.map((step) => step.step) });
+          },
+          (error: unknown) => {
+            globals.stepReads.push({ stepsFrom: undefined, returned: [], error: String(error) });
+          },
+        );
       }
       return answer;
     };
@@ -369,7 +376,14 @@ test('a 500-step run in the chat: a window of its items in the page, later reads
   // where the previous one left off, and returns nothing before that.
   const reads = await worker.evaluate(() => (globalThis as unknown as { stepReads: StepRead[] }).stepReads);
   const later = reads.filter((read) => read.stepsFrom !== undefined && read.stepsFrom > 0);
-  expect(later.length).toBeGreaterThan(0);
+  const readsSeen = reads.map((read) => ({
+    from: read.stepsFrom,
+    count: read.returned.length,
+    error: read.error,
+    first: read.returned[0],
+    last: read.returned.at(-1),
+  }));
+  expect(later.length, `the reads: ${JSON.stringify(readsSeen)}`).toBeGreaterThan(0);
   for (const read of later) expect(Math.min(...read.returned)).toBeGreaterThanOrEqual(read.stepsFrom!);
   const transferred = reads.reduce((sum, read) => sum + read.returned.length, 0);
   const total = Math.max(...reads.flatMap((read) => read.returned));

@@ -8,7 +8,12 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli } from '../support/cli.js';
-import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from '../support/fake-model-server.js';
+import {
+  planningTurns,
+  startFakeModelServer,
+  type FakeModelServer,
+  type RecordedRequest,
+} from '../support/fake-model-server.js';
 import { makeHome, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
@@ -165,6 +170,34 @@ describe('agent runs in the daemon', () => {
     // The audit log knows the calls came from this run.
     const { records } = await daemon.peer.request('audit.list', { limit: 100 });
     expect(records.some((record) => record.entry.run_id === run.id && record.entry.tool === 'file_read')).toBe(true);
+  });
+
+  it('hears the emergency stop in the middle of a turn of many quick tool calls: the calls after it never run', async () => {
+    prepareHome();
+    // 300 to-do updates in one turn: each answers at once, without waiting on anything outside
+    // the daemon.
+    model = await startFakeModelServer([...planningTurns(1, 300), { kind: 'text', text: 'Planned.' }]);
+    const daemon = await connect(environment('anthropic'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'Plan three hundred steps' });
+    await vi.waitFor(
+      () => {
+        const done = events.some(
+          (event) => event.type === 'run.step' && event.data.phase === 'finished' && event.data.kind === 'tool_call',
+        );
+        if (!done) throw new Error('no tool call has finished yet');
+      },
+      { timeout: 15_000, interval: 5 },
+    );
+    const stop = await daemon.peer.request('safety.stop', { reason: 'test: stop in the middle of a turn' });
+    expect(stop.already_active).toBe(false);
+    const run = await until(started.id, ['paused', 'stopped', 'finished', 'failed']);
+    expect(run.state).toBe('paused');
+    const { steps = [] } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
+    const ran = steps.filter((step) => step.kind === 'tool_call' && step.result_at !== null).length;
+    // Before, the stop was read only once the whole turn had run: all 300 calls.
+    expect(ran).toBeGreaterThan(0);
+    expect(ran).toBeLessThan(300);
+    expect(model.requests).toHaveLength(1);
   });
 
   it('speaks the OpenAI-compatible format too', async () => {

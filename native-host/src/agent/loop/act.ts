@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 
 import { getTool, type ToolResult } from '@nextai/shared';
 
@@ -107,6 +107,11 @@ export async function executePending(
 ): Promise<void> {
   for (const call of pending.calls) {
     if (pending.results.some((result) => result.toolUseId === call.id)) continue;
+    // Quick tools (a to-do list, a small file) answer without waiting on anything outside the
+    // daemon, so a turn of many of them would run as one chain of promises and nobody else would
+    // be heard until it ended: an emergency stop, a pause, a panel's read waited seconds. Each
+    // call first lets what has arrived meanwhile be read and answered.
+    await yieldToEventLoop();
     runtime.throwIfInterrupted();
     const { block, finished } = await executeCall(runtime, call, pending, reissued);
     pending.results.push(block);
