@@ -62,7 +62,10 @@ describe.each<Format>(['anthropic', 'openai'])('%s provider against the fake mod
       expect(recorded?.path).toBe('/v1/messages');
       expect(recorded?.headers['x-api-key']).toBe(API_KEY);
       expect(recorded?.headers['anthropic-version']).toBe('2023-06-01');
-      expect(recorded?.body.system).toBe('You are a test.');
+      // Prompt caching: the system prompt is a cache breakpoint (a block with cache_control).
+      expect(recorded?.body.system).toEqual([
+        { type: 'text', text: 'You are a test.', cache_control: { type: 'ephemeral' } },
+      ]);
     } else {
       expect(recorded?.path).toBe('/v1/chat/completions');
       expect(recorded?.headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -129,6 +132,8 @@ describe.each<Format>(['anthropic', 'openai'])('%s provider against the fake mod
               { type: 'text', text: 'scale 1' },
               { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
             ],
+            // Prompt caching: the end of the conversation so far is a cache breakpoint.
+            cache_control: { type: 'ephemeral' },
           },
         ],
       });

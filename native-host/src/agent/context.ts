@@ -299,6 +299,8 @@ function blockTokens(block: Message['content'][number]): number {
       return textTokens(block.name) + textTokens(JSON.stringify(block.input) ?? '');
     case 'tool_result':
       return block.content.reduce((sum, inner) => sum + blockTokens(inner), 0);
+    case 'reasoning':
+      return textTokens(block.text) + textTokens(block.signature ?? block.redactedData ?? '');
   }
 }
 

@@ -219,6 +219,8 @@ export const RUN_EVENT_SCHEMAS = {
   }),
   /** A piece of the model's text as it streams. */
   'run.text': z.object({ run_id: z.string(), step: z.number().int(), delta: z.string() }),
+  /** A piece of the model's thinking as it streams (reasoning models): shown apart from its text. */
+  'run.reasoning': z.object({ run_id: z.string(), step: z.number().int(), delta: z.string() }),
   /** A step began (`phase: started`) or ended (`finished`): a model call, a tool call, an observation. */
   'run.step': z.object({
     run_id: z.string(),
@@ -235,9 +237,12 @@ export const RUN_EVENT_SCHEMAS = {
     error_code: z.string().optional(),
     duration_ms: z.number().optional(),
     attempt: z.number().int().optional(),
-    /** Tokens of this model call. */
+    /** Tokens of this model call; the cache and reasoning counts are parts of the input and output. */
     input_tokens: z.number().int().optional(),
     output_tokens: z.number().int().optional(),
+    cache_read_tokens: z.number().int().optional(),
+    cache_write_tokens: z.number().int().optional(),
+    reasoning_tokens: z.number().int().optional(),
     cost_usd: z.number().optional(),
   }),
   /** The run's running totals after a model call. */

@@ -9,6 +9,7 @@ import {
   askedAfterEmptyReply,
   assistantMessage,
   readReply,
+  reasoningText,
   withNotes,
 } from './model-turn.js';
 
@@ -32,6 +33,7 @@ describe('the model turn', () => {
     expect(deltas).toEqual(['Let me ', 'look.']);
     expect(reply).toEqual({
       text: 'Let me look.',
+      reasoning: [],
       calls: [
         { type: 'tool_use', id: 'a', name: 'system_info', input: { category: 'os' } },
         // Arguments that are not an object become {}; the parse error answers the call.
@@ -46,11 +48,42 @@ describe('the model turn', () => {
   it('counts a stream that ends without saying why as no usage and an "other" stop', async () => {
     expect(await readReply(events(), () => undefined)).toEqual({
       text: '',
+      reasoning: [],
       calls: [],
       parseErrors: {},
       usage: { inputTokens: 0, outputTokens: 0 },
       stopReason: 'other',
     });
+  });
+
+  it('passes thinking on as it comes and keeps its blocks first in the assistant message', async () => {
+    const thinking: string[] = [];
+    const reply = await readReply(
+      events(
+        { type: 'reasoning_delta', text: 'Check the ' },
+        { type: 'reasoning_delta', text: 'OS.' },
+        { type: 'reasoning', block: { type: 'reasoning', text: 'Check the OS.', signature: 'SIG' } },
+        { type: 'reasoning', block: { type: 'reasoning', text: '', redactedData: 'OPAQUE' } },
+        { type: 'text_delta', text: 'Looking.' },
+        { type: 'tool_call', id: 'a', name: 'system_info', input: {} },
+        { type: 'done', stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 5, reasoningTokens: 3 } },
+      ),
+      () => undefined,
+      (delta) => thinking.push(delta),
+    );
+    expect(thinking).toEqual(['Check the ', 'OS.']);
+    expect(reasoningText(reply.reasoning)).toBe('Check the OS.');
+    expect(assistantMessage(reply.text, reply.calls, reply.reasoning)).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Check the OS.', signature: 'SIG' },
+        { type: 'reasoning', text: '', redactedData: 'OPAQUE' },
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool_use', id: 'a', name: 'system_info', input: {} },
+      ],
+    });
+    // Thinking alone, with neither text nor a call, is no turn.
+    expect(assistantMessage('', [], reply.reasoning)).toBeUndefined();
   });
 
   it('after a failed model call: an interrupt wins, then a steer, else the run fails', () => {

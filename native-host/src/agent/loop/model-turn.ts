@@ -4,7 +4,15 @@ import { sleep } from '../../core/sleep.js';
 
 import { isStorageFailure } from '../../storage/storage-health.js';
 import { isRecord } from '../context.js';
-import type { Message, ModelEvent, StopReason, TextBlock, ToolUseBlock, Usage } from '../providers/types.js';
+import type {
+  Message,
+  ModelEvent,
+  ReasoningBlock,
+  StopReason,
+  TextBlock,
+  ToolUseBlock,
+  Usage,
+} from '../providers/types.js';
 import { isTransientModelError } from '../providers/sse.js';
 import { callCost } from './limits.js';
 import { Interrupted, toRunError, type FinishedStep, type Interrupt, type LoopRuntime } from './loop-runtime.js';
@@ -25,6 +33,8 @@ export interface ModelTurn {
 /** What the model sent back, read off its stream. */
 export interface StreamedReply {
   text: string;
+  /** Its thinking, as the provider sent it (kept in the conversation, see ReasoningBlock). */
+  reasoning: ReasoningBlock[];
   calls: ToolUseBlock[];
   parseErrors: Record<string, string>;
   usage: Usage;
@@ -95,20 +105,40 @@ export function withNotes(messages: Message[], notes: readonly string[]): Messag
   return [...messages, { role: 'user', content: blocks }];
 }
 
-/** The model's turn as it goes into the conversation; undefined when it said nothing and called nothing. */
-export function assistantMessage(text: string, calls: readonly ToolUseBlock[]): Message | undefined {
-  const content: (TextBlock | ToolUseBlock)[] = [];
+/**
+ * The model's turn as it goes into the conversation, its thinking first as it came; undefined
+ * when it said nothing and called nothing (thinking alone is no turn).
+ */
+export function assistantMessage(
+  text: string,
+  calls: readonly ToolUseBlock[],
+  reasoning: readonly ReasoningBlock[] = [],
+): Message | undefined {
+  const content: (ReasoningBlock | TextBlock | ToolUseBlock)[] = [];
   if (text.trim() !== '') content.push({ type: 'text', text });
   content.push(...calls);
-  return content.length > 0 ? { role: 'assistant', content } : undefined;
+  return content.length > 0 ? { role: 'assistant', content: [...reasoning, ...content] } : undefined;
 }
 
-/** Reads a model's stream to its end; `onText` gets each piece of text as it arrives. */
+/** The thinking's text, for people (the panel, the step's record); redacted thinking has none. */
+export function reasoningText(reasoning: readonly ReasoningBlock[]): string {
+  return reasoning
+    .map((block) => block.text)
+    .filter((text) => text !== '')
+    .join('\n\n');
+}
+
+/**
+ * Reads a model's stream to its end; `onText` gets each piece of text as it arrives, `onReasoning`
+ * each piece of its thinking.
+ */
 export async function readReply(
   stream: AsyncIterable<ModelEvent>,
   onText: (delta: string) => void,
+  onReasoning: (delta: string) => void = () => undefined,
 ): Promise<StreamedReply> {
   let text = '';
+  const reasoning: ReasoningBlock[] = [];
   const calls: ToolUseBlock[] = [];
   const parseErrors: Record<string, string> = {};
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
@@ -118,6 +148,10 @@ export async function readReply(
     if (event.type === 'text_delta') {
       text += event.text;
       onText(event.text);
+    } else if (event.type === 'reasoning_delta') {
+      onReasoning(event.text);
+    } else if (event.type === 'reasoning') {
+      reasoning.push(event.block);
     } else if (event.type === 'tool_call') {
       const input = isRecord(event.input) ? event.input : {};
       calls.push({ type: 'tool_use', id: event.id, name: event.name, input });
@@ -128,7 +162,7 @@ export async function readReply(
       refusal = event.refusal;
     }
   }
-  return { text, calls, parseErrors, usage, stopReason, ...(refusal !== undefined ? { refusal } : {}) };
+  return { text, reasoning, calls, parseErrors, usage, stopReason, ...(refusal !== undefined ? { refusal } : {}) };
 }
 
 /**
@@ -196,7 +230,11 @@ async function attemptModelCall(
       },
       { signal: runtime.modelSignal() },
     );
-    reply = await readReply(stream, (delta) => runtime.emit('run.text', { run_id: runId, step, delta }));
+    reply = await readReply(
+      stream,
+      (delta) => runtime.emit('run.text', { run_id: runId, step, delta }),
+      (delta) => runtime.emit('run.reasoning', { run_id: runId, step, delta }),
+    );
   } catch (error) {
     // The database failed under the stream (its text could not be recorded): not the model's
     // failure, and nothing can be written now — the run waits for the database (RunLoop.end).
@@ -246,16 +284,18 @@ async function attemptModelCall(
     if (runtime.interrupt !== undefined) throw new Interrupted(runtime.interrupt);
     return runtime.turnCut ? 'restart' : 'again';
   }
-  const { text, calls, parseErrors, usage, stopReason, refusal } = reply;
+  const { text, reasoning, calls, parseErrors, usage, stopReason, refusal } = reply;
   state.turns += 1;
   const next = afterTurn(reply);
   // A refused answer stays out of the conversation (Anthropic asks for that: kept, it is refused
   // again), and so does one the context window cut short (it is asked for again). A paused turn
   // goes back as it is, but without trailing white space, which the API refuses at the end.
   const kept = next === 'declined' || next === 'filtered' || next === 'too_long' ? undefined : text;
-  const message = kept === undefined ? undefined : assistantMessage(next === 'resume' ? kept.trimEnd() : kept, calls);
+  const message =
+    kept === undefined ? undefined : assistantMessage(next === 'resume' ? kept.trimEnd() : kept, calls, reasoning);
   if (message) state.messages.push(message);
   const cost = callCost(usage, price);
+  const thought = reasoningText(reasoning);
   const result = {
     ok: true,
     stop_reason: stopReason,
@@ -263,6 +303,7 @@ async function attemptModelCall(
     usage,
     cost_usd: cost,
     text,
+    ...(thought !== '' ? { reasoning: thought } : {}),
     tool_calls: calls.map((call) => ({ id: call.id, name: call.name })),
   };
   runtime.emit('run.step', {
@@ -274,6 +315,9 @@ async function attemptModelCall(
     duration_ms: Math.round(performance.now() - started),
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
+    ...(usage.cacheReadTokens !== undefined ? { cache_read_tokens: usage.cacheReadTokens } : {}),
+    ...(usage.cacheWriteTokens !== undefined ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {}),
     cost_usd: cost,
   });
   // The usage is counted with the step, in its write: an answer lost to a crash before that

@@ -134,6 +134,8 @@ function transcript(messages: readonly Message[]): string {
       if (block.type === 'text') lines.push(`${message.role}: ${block.text}`);
       else if (block.type === 'image') lines.push(`${message.role}: [image]`);
       else if (block.type === 'tool_use') lines.push(`assistant called ${block.name} ${JSON.stringify(block.input)}`);
+      // The model's thinking stays out: the summary is of what was done and learned.
+      else if (block.type === 'reasoning') continue;
       else {
         const text = block.content.map((inner) => (inner.type === 'text' ? inner.text : '[image]')).join(' ');
         lines.push(

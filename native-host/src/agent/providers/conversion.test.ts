@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { toAnthropicBody } from './anthropic.js';
-import { toOpenAiBody } from './openai.js';
-import { parseToolArguments, type ModelRequest } from './types.js';
+import { AnthropicProvider } from './anthropic.js';
+import { OpenAiProvider, usesMaxCompletionTokens } from './openai.js';
+import type { ProviderOptions } from './provider-options.js';
+import { parseToolArguments, type ModelProvider, type ModelRequest } from './types.js';
 
 const request: ModelRequest = {
   model: 'm',
@@ -36,18 +37,48 @@ const request: ModelRequest = {
   ],
 };
 
-describe('toAnthropicBody', () => {
-  it('keeps the blocks, with images as base64 sources inside the tool result', () => {
-    expect(toAnthropicBody(request)).toEqual({
+const ANTHROPIC_ANSWER = [
+  'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].join('');
+const OPENAI_ANSWER = 'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+
+/** The JSON body a provider sends for `body`, read off an injected fetch. */
+async function sentBody(
+  make: (options: ProviderOptions) => ModelProvider,
+  body: ModelRequest,
+): Promise<Record<string, unknown>> {
+  const bodies: string[] = [];
+  const answer = make === anthropic ? ANTHROPIC_ANSWER : OPENAI_ANSWER;
+  const fetch = ((_url: string, init: RequestInit) => {
+    bodies.push(String(init.body));
+    return Promise.resolve(new Response(answer, { headers: { 'content-type': 'text/event-stream' } }));
+  }) as typeof globalThis.fetch;
+  for await (const event of make({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch }).stream(body)) void event;
+  return JSON.parse(bodies[0] ?? '{}') as Record<string, unknown>;
+}
+const anthropic = (options: ProviderOptions) => new AnthropicProvider(options);
+const openai = (options: ProviderOptions) => new OpenAiProvider(options);
+
+describe('the Anthropic request', () => {
+  it('keeps the blocks, with images as base64 sources inside the tool result, and cache breakpoints', async () => {
+    const cached = { type: 'ephemeral' };
+    expect(await sentBody(anthropic, request)).toEqual({
       model: 'm',
       max_tokens: 100,
       stream: true,
-      system: 'Be brief.',
+      system: [{ type: 'text', text: 'Be brief.', cache_control: cached }],
       tools: [
-        { name: 'screenshot', description: 'Take a screenshot.', input_schema: { type: 'object', properties: {} } },
+        {
+          name: 'screenshot',
+          description: 'Take a screenshot.',
+          input_schema: { type: 'object', properties: {} },
+          cache_control: cached,
+        },
       ],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'Look at the screen.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Look at the screen.', cache_control: cached }] },
         {
           role: 'assistant',
           content: [
@@ -67,33 +98,52 @@ describe('toAnthropicBody', () => {
                 { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'QUJD' } },
               ],
             },
-            {
-              type: 'tool_result',
-              tool_use_id: 't2',
-              content: [{ type: 'text', text: 'no display 1' }],
-              is_error: true,
-            },
+            { type: 'tool_result', tool_use_id: 't2', content: 'no display 1', is_error: true, cache_control: cached },
           ],
         },
       ],
     });
   });
+
+  it('sends thinking and redacted thinking back exactly as they came, signature included', async () => {
+    const body = await sentBody(anthropic, {
+      ...request,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Call the tool.', signature: 'SIG==' },
+            { type: 'reasoning', text: '', redactedData: 'OPAQUE' },
+            { type: 'tool_use', id: 't1', name: 'screenshot', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'sunny' }] }] },
+      ],
+    });
+    expect((body.messages as { content: unknown[] }[])[1]?.content).toEqual([
+      { type: 'thinking', thinking: 'Call the tool.', signature: 'SIG==' },
+      { type: 'redacted_thinking', data: 'OPAQUE' },
+      { type: 'tool_use', id: 't1', name: 'screenshot', input: {} },
+    ]);
+  });
 });
 
-describe('toOpenAiBody', () => {
-  it('names the output limit max_completion_tokens for OpenAI reasoning models only', () => {
+describe('the OpenAI-compatible request', () => {
+  it('names the output limit max_completion_tokens for OpenAI reasoning models only', async () => {
     for (const model of ['o3', 'o4-mini', 'gpt-5', 'openai/o1-preview', 'gpt-5-mini']) {
-      const body = toOpenAiBody({ ...request, model });
+      expect(usesMaxCompletionTokens(model), model).toBe(true);
+      const body = await sentBody(openai, { ...request, model });
       expect(body, model).toMatchObject({ max_completion_tokens: 100 });
       expect(body, model).not.toHaveProperty('max_tokens');
     }
     for (const model of ['gpt-4.1', 'deepseek-chat', 'qwen2.5:7b', 'llama-3.1-o3x']) {
-      expect(toOpenAiBody({ ...request, model }), model).toMatchObject({ max_tokens: 100 });
+      expect(await sentBody(openai, { ...request, model }), model).toMatchObject({ max_tokens: 100 });
     }
   });
 
-  it('sends tool results as tool messages and their images in a user message after them', () => {
-    expect(toOpenAiBody(request)).toEqual({
+  it('sends tool results as tool messages and their images in a user message after them', async () => {
+    expect(await sentBody(openai, request)).toEqual({
       model: 'm',
       max_tokens: 100,
       stream: true,
@@ -132,8 +182,8 @@ describe('toOpenAiBody', () => {
     });
   });
 
-  it('leaves out tools when there are none and content when the assistant only called tools', () => {
-    const body = toOpenAiBody({
+  it('leaves out tools when there are none and content when the assistant only called tools', async () => {
+    const body = await sentBody(openai, {
       model: 'm',
       maxTokens: 5,
       tools: [],
@@ -147,6 +197,30 @@ describe('toOpenAiBody', () => {
         tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: '{"k":"v"}' } }],
       },
     ]);
+  });
+
+  it('sends reasoning back as reasoning_content on the assistant message (DeepSeek needs it with tool calls)', async () => {
+    const body = await sentBody(openai, {
+      ...request,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'I should ' },
+            { type: 'reasoning', text: 'call it.' },
+            { type: 'tool_use', id: 'c1', name: 'screenshot', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: [{ type: 'text', text: 'sunny' }] }] },
+      ],
+    });
+    expect((body.messages as unknown[])[2]).toEqual({
+      role: 'assistant',
+      content: null,
+      reasoning_content: 'I should call it.',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'screenshot', arguments: '{}' } }],
+    });
   });
 });
 

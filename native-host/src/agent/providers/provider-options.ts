@@ -1,7 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
-import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RetryPolicy } from './retry.js';
-import { readServerSentEvents, type ServerSentEvent } from './sse.js';
+import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RequestTarget, type RetryPolicy } from './retry.js';
+import { jsonAnswerAsEvents } from './sse.js';
 
 export interface ProviderOptions {
   /** Without a trailing slash, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
@@ -54,72 +54,41 @@ export function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-export function asString(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-export function asNumber(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+/** What the transport of one model call needs (see modelFetch). */
+export interface CallTransport {
+  policy: RetryPolicy;
+  target: RequestTarget;
+  /** Called once the response's headers have arrived: from then on the idle limit applies. */
+  onResponse: () => void;
+  /** A chat-completions server that answers a streamed request with one JSON body is read as a stream. */
+  jsonAsStream?: boolean;
 }
 
 /**
- * POSTs a JSON body for a streamed answer, with the retry policy and the provider's key-aware
- * errors (fetchWithRetry), and returns the response body to read events from.
+ * The `fetch` the AI SDK's provider is given: our retry policy and the errors by cause
+ * (fetchWithRetry: only a 2xx comes back, anything else is an AppError that says why), and a JSON
+ * answer to a streamed request turned into a stream (jsonAnswerAsEvents). The request's signal
+ * is the call's (the caller's, the deadline and the idle limit joined).
  */
-async function postForStream(
-  options: ProviderOptions,
-  request: {
-    path: string;
-    headers: Record<string, string>;
-    body: unknown;
-    signal: AbortSignal | undefined;
-    providerLabel: string;
-    apiKeyEnvironment: string;
-  },
-): Promise<ReadableStream<Uint8Array>> {
-  const response = await fetchWithRetry(
-    joinUrl(options.baseUrl, request.path),
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...request.headers },
-      body: JSON.stringify(request.body),
-    },
-    {
-      ...(request.signal ? { signal: request.signal } : {}),
-      policy: retryPolicy(options),
-      target: {
-        providerLabel: request.providerLabel,
-        apiKeyEnvironment: request.apiKeyEnvironment,
-        apiKey: options.apiKey,
-        model: asString(asRecord(request.body).model),
+export function modelFetch(options: ProviderOptions, transport: CallTransport): typeof fetch {
+  return async (input, init = {}) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const headers = new Headers(init.headers);
+    // A local server without a key: the provider would send an empty one.
+    if (transport.target.apiKey === undefined) headers.delete('x-api-key');
+    const response = await fetchWithRetry(
+      url,
+      { ...init, headers },
+      {
+        ...(init.signal ? { signal: init.signal } : {}),
+        policy: transport.policy,
+        target: transport.target,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
       },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    },
-  );
-  if (!response.body)
-    throw new AppError('UNAVAILABLE', `The ${request.providerLabel} API answered without a body. Try again.`);
-  return response.body;
-}
-
-/**
- * The server-sent events of one streamed model call: POSTed with the retry policy
- * (postForStream), read with the policy's idle limit, and ended by the caller's signal or the
- * call's overall deadline, whichever comes first.
- */
-export async function* streamEvents(
-  options: ProviderOptions,
-  request: Parameters<typeof postForStream>[1],
-): AsyncGenerator<ServerSentEvent> {
-  const policy = retryPolicy(options);
-  const call = callSignal(policy, request.signal, request.providerLabel);
-  try {
-    const body = await postForStream(options, { ...request, signal: call.signal });
-    yield* readServerSentEvents(body, {
-      idleMs: policy.streamIdleMs,
-      signal: call.signal,
-      label: request.providerLabel,
-    });
-  } finally {
-    call.done();
-  }
+    );
+    transport.onResponse();
+    const type = response.headers.get('content-type') ?? '';
+    if (transport.jsonAsStream && /\bapplication\/json\b/i.test(type)) return jsonAnswerAsEvents(response);
+    return response;
+  };
 }

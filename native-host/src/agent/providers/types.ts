@@ -32,7 +32,22 @@ export interface ToolResultBlock {
   isError?: boolean;
 }
 
-export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock;
+/**
+ * The model's thinking, kept in the conversation as the provider sent it, because some providers
+ * require it back: Anthropic's `thinking` (with its `signature`) and `redacted_thinking` (its
+ * opaque `redactedData`) blocks when the model uses tools with thinking on, and DeepSeek's
+ * `reasoning_content` on an assistant message that made tool calls (without it, HTTP 400).
+ */
+export interface ReasoningBlock {
+  type: 'reasoning';
+  text: string;
+  /** Anthropic's signature of a `thinking` block: sent back unchanged. */
+  signature?: string;
+  /** Anthropic's `redacted_thinking` data (the text is then empty): sent back unchanged. */
+  redactedData?: string;
+}
+
+export type ContentBlock = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ReasoningBlock;
 
 export interface UserMessage {
   role: 'user';
@@ -41,7 +56,7 @@ export interface UserMessage {
 
 export interface AssistantMessage {
   role: 'assistant';
-  content: (TextBlock | ToolUseBlock)[];
+  content: (ReasoningBlock | TextBlock | ToolUseBlock)[];
 }
 
 export type Message = UserMessage | AssistantMessage;
@@ -84,13 +99,29 @@ export type StopReason =
   | 'context_window'
   | 'other';
 
+/**
+ * The tokens of one model call. `inputTokens` counts the whole input, cached or not; the cache
+ * counts are parts of it (priced differently), and `reasoningTokens` a part of `outputTokens`.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Input read from the provider's prompt cache (Anthropic cache reads, OpenAI `cached_tokens`, DeepSeek cache hits). */
+  cacheReadTokens?: number;
+  /** Input written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
+  /** Output spent thinking (reasoning models). */
+  reasoningTokens?: number;
+  /** The server sent no usage: the counts are estimated from the characters sent and received. */
+  estimated?: boolean;
 }
 
 export type ModelEvent =
   | { type: 'text_delta'; text: string }
+  /** A piece of the model's thinking as it streams (shown, not part of the answer). */
+  | { type: 'reasoning_delta'; text: string }
+  /** A complete thinking block, to keep in the conversation (see ReasoningBlock). */
+  | { type: 'reasoning'; block: ReasoningBlock }
   /**
    * A complete tool call. When the model sent arguments that are not a JSON object, `input` is
    * undefined and `parseError` says why — the loop answers with an error tool result so the model

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+
+import { AppError } from '@nextai/shared';
+
+import { AnthropicProvider } from './anthropic.js';
+import { OpenAiProvider } from './openai.js';
+import type { RetryPolicy } from './retry.js';
+import { isTransientModelError, jsonAnswerAsEvents } from './sse.js';
+import type { ModelEvent, ModelProvider, ModelRequest } from './types.js';
+
+const request: ModelRequest = {
+  model: 'm',
+  maxTokens: 100,
+  tools: [],
+  messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+};
+
+/** A body that sends `chunks` at `everyMs` apart and then stays open (a stalled server), or errors. */
+function slowStream(chunks: string[], everyMs: number, end: 'open' | 'error' = 'open'): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let index = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return new ReadableStream({
+    start(controller) {
+      const next = () => {
+        if (index < chunks.length) {
+          controller.enqueue(encoder.encode(chunks[index] ?? ''));
+          index += 1;
+          timer = setTimeout(next, everyMs);
+        } else if (end === 'error') {
+          controller.error(new TypeError('terminated'));
+        }
+      };
+      next();
+    },
+    cancel() {
+      clearTimeout(timer);
+    },
+  });
+}
+
+function providerAnswering(
+  format: 'anthropic' | 'openai',
+  body: () => ReadableStream<Uint8Array>,
+  retry: Partial<RetryPolicy> = {},
+): ModelProvider {
+  const fetch = (() =>
+    Promise.resolve(
+      new Response(body(), { headers: { 'content-type': 'text/event-stream' } }),
+    )) as unknown as typeof globalThis.fetch;
+  const options = { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch, retry: { maxAttempts: 1, ...retry } };
+  return format === 'anthropic' ? new AnthropicProvider(options) : new OpenAiProvider(options);
+}
+
+async function readAll(provider: ModelProvider, signal?: AbortSignal) {
+  const events: ModelEvent[] = [];
+  try {
+    for await (const event of provider.stream(request, signal ? { signal } : {})) events.push(event);
+  } catch (error) {
+    return { events, error: error as AppError };
+  }
+  return { events, error: undefined };
+}
+
+const chunk = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+const anthropicStart =
+  'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"one"}}\n\n';
+
+describe('an answer that stops or drops', () => {
+  it('is abandoned after the idle limit with no progress, keep-alive comments and pings included', async () => {
+    const comments = Array.from({ length: 20 }, () => ': keep-alive\n\n');
+    const pings = Array.from({ length: 20 }, () => 'event: ping\ndata: {"type":"ping"}\n\n');
+    for (const [format, chunks] of [
+      ['openai', [chunk('one'), ...comments]],
+      ['anthropic', [anthropicStart, ...pings]],
+    ] as const) {
+      const { events, error } = await readAll(
+        providerAnswering(format, () => slowStream([...chunks], 20), { streamIdleMs: 150 }),
+      );
+      expect(events[0], format).toEqual({ type: 'text_delta', text: 'one' });
+      expect(error, format).toBeInstanceOf(AppError);
+      expect(error?.code).toBe('TIMEOUT');
+      expect(error?.message).toMatch(/^The (OpenAI-compatible|Anthropic) API stopped sending its answer \(nothing for 0 s\)\.$/);
+      expect(isTransientModelError(error)).toBe(true);
+    }
+  });
+
+  it('keeps reading while parts keep coming, however long the whole answer takes', async () => {
+    const chunks = Array.from({ length: 12 }, (_, index) => chunk(String(index)));
+    const { events, error } = await readAll(
+      providerAnswering('openai', () => slowStream(chunks, 30), { streamIdleMs: 100 }),
+    );
+    expect(events).toHaveLength(12);
+    // The stream stays open after its last chunk: the limit applies from there.
+    expect(error?.code).toBe('TIMEOUT');
+  });
+
+  it('turns a dropped connection into a transient UNAVAILABLE naming the API', async () => {
+    const { events, error } = await readAll(providerAnswering('anthropic', () => slowStream([anthropicStart], 5, 'error')));
+    expect(events).toEqual([{ type: 'text_delta', text: 'one' }]);
+    expect(error?.code).toBe('UNAVAILABLE');
+    expect(error?.message).toContain('The connection to the Anthropic API dropped during the answer (terminated)');
+    expect(isTransientModelError(error)).toBe(true);
+  });
+
+  it('ends with the abort reason when the caller aborts (a pause or a stop), not as a failure of the model', async () => {
+    const controller = new AbortController();
+    const reason = new Error('paused');
+    setTimeout(() => controller.abort(reason), 30);
+    const { error } = await readAll(
+      providerAnswering('openai', () => slowStream([chunk('a')], 5), { streamIdleMs: 5000 }),
+      controller.signal,
+    );
+    expect(error).toBe(reason);
+    expect(isTransientModelError(error)).toBe(false);
+  });
+});
+
+describe('jsonAnswerAsEvents', () => {
+  it('turns one chat.completion into one stream chunk and [DONE], tool calls indexed', async () => {
+    const answer = new Response(
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: 'Hi',
+              tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: { prompt_tokens: 3, completion_tokens: 2 },
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    );
+    const streamed = await jsonAnswerAsEvents(answer);
+    expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+    const [data, done] = (await streamed.text()).split('\n\n');
+    expect(JSON.parse(data?.slice('data: '.length) ?? '')).toEqual({
+      id: 'x',
+      object: 'chat.completion.chunk',
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            content: 'Hi',
+            tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 2 },
+    });
+    expect(done).toBe('data: [DONE]');
+  });
+});

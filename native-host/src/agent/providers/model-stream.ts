@@ -1,0 +1,373 @@
+import {
+  AISDKError,
+  APICallError,
+  InvalidResponseDataError,
+  JSONParseError,
+  TypeValidationError,
+  type LanguageModelV3,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV3Usage,
+  type SharedV3ProviderMetadata,
+  type SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
+import { AppError } from '@nextai/shared';
+
+import { estimateTokens } from '../context.js';
+import { errorForStreamEvent } from './error-causes.js';
+import { toPrompt, toTools, type WireFormat } from './prompt.js';
+import { asRecord, callSignal, modelFetch, retryPolicy, type ProviderOptions } from './provider-options.js';
+import { isTransientStreamError, type RequestTarget } from './retry.js';
+import { connectionDropped, endedEarly, malformedStream, streamStalled } from './sse.js';
+import {
+  parseToolArguments,
+  type ModelEvent,
+  type ModelRequest,
+  type ReasoningBlock,
+  type StopReason,
+  type Usage,
+} from './types.js';
+
+/**
+ * One model call through an AI SDK language model (LanguageModelV3 `doStream`), read as the
+ * loop's ModelEvents. The SDK builds the request and parses the answer; around it stay ours: the
+ * transport (retries and errors by cause, modelFetch), the call's deadline and idle limit, and
+ * what a broken answer means (a transient failure: the loop asks again).
+ */
+export interface ModelCall {
+  format: WireFormat;
+  options: ProviderOptions;
+  target: Omit<RequestTarget, 'model'>;
+  /** The SDK's model for this call, given the fetch it must use. */
+  model: (send: typeof globalThis.fetch) => LanguageModelV3;
+  providerOptions?: SharedV3ProviderOptions;
+  /** Anthropic prompt caching (prompt.ts). */
+  cache?: boolean;
+}
+
+/** The event types of Anthropic's Messages stream: anything else is skipped, as its documentation asks. */
+const ANTHROPIC_EVENTS = new Set([
+  'message_start',
+  'message_delta',
+  'message_stop',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'ping',
+  'error',
+]);
+
+function anthropicStopReason(raw: string | undefined): StopReason {
+  switch (raw) {
+    case 'end_turn':
+    case 'tool_use':
+    case 'max_tokens':
+    case 'stop_sequence':
+    case 'refusal':
+    case 'pause_turn':
+      return raw;
+    case 'model_context_window_exceeded':
+      return 'context_window';
+    default:
+      return 'other';
+  }
+}
+
+function openAiStopReason(raw: string | undefined): StopReason {
+  switch (raw) {
+    case 'stop':
+      return 'end_turn';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_use';
+    case 'length':
+      return 'max_tokens';
+    case 'content_filter':
+      return 'content_filter';
+    default:
+      return 'other';
+  }
+}
+
+/** Anthropic's signature or redacted data of a thinking block, from a part's metadata. */
+function thinkingOf(metadata: SharedV3ProviderMetadata | undefined): Partial<ReasoningBlock> {
+  const anthropic = metadata?.anthropic;
+  return {
+    ...(typeof anthropic?.signature === 'string' ? { signature: anthropic.signature } : {}),
+    ...(typeof anthropic?.redactedData === 'string' ? { redactedData: anthropic.redactedData } : {}),
+  };
+}
+
+/** The refusal words in a raw chat-completions chunk (OpenAI's `delta.refusal`). */
+function refusalIn(raw: unknown): string | undefined {
+  const choices = asRecord(raw).choices;
+  const delta = asRecord(asRecord(Array.isArray(choices) ? choices[0] : undefined).delta);
+  return typeof delta.refusal === 'string' && delta.refusal !== '' ? delta.refusal : undefined;
+}
+
+const positive = (value: number | undefined) => (value !== undefined && value > 0 ? value : undefined);
+
+/**
+ * Our usage from the SDK's: the input counts everything sent, cached or not (Anthropic's total
+ * does, its `input_tokens` alone does not). A server that sent none is estimated.
+ */
+function usageOf(usage: LanguageModelV3Usage, estimate: () => { input: number; output: number }): Usage {
+  const cacheRead = positive(usage.inputTokens.cacheRead);
+  const cacheWrite = positive(usage.inputTokens.cacheWrite);
+  const reasoning = positive(usage.outputTokens.reasoning);
+  const known = usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined;
+  const guess = known ? undefined : estimate();
+  return {
+    inputTokens: usage.inputTokens.total ?? guess?.input ?? 0,
+    outputTokens: usage.outputTokens.total ?? guess?.output ?? 0,
+    ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}),
+    ...(reasoning !== undefined ? { reasoningTokens: reasoning } : {}),
+    ...(known ? {} : { estimated: true }),
+  };
+}
+
+/** The AppError somewhere in `error`'s cause chain (our transport's, wrapped by the SDK). */
+function appErrorIn(error: unknown): AppError | undefined {
+  const seen = new Set<unknown>();
+  for (let current = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    if (current instanceof AppError) return current;
+    seen.add(current);
+  }
+  return undefined;
+}
+
+interface Context {
+  format: WireFormat;
+  target: RequestTarget;
+}
+
+/** An error the provider sent inside its answer: classified by its body, as after HTTP 200. */
+function errorEvent(error: Record<string, unknown>, context: Context): AppError {
+  return errorForStreamEvent({ error }, { ...context.target, transient: isTransientStreamError(error) });
+}
+
+/**
+ * What an `error` part of the stream means: the provider's error event (classified by cause), a
+ * broken answer (transient), or nothing — an event type added later, which is skipped.
+ */
+function streamPartError(error: unknown, context: Context): AppError | undefined {
+  const label = context.target.providerLabel;
+  if (TypeValidationError.isInstance(error)) {
+    const value = asRecord(error.value);
+    if (typeof value.error === 'object' && value.error !== null) return errorEvent(asRecord(value.error), context);
+    if (typeof value.error === 'string') return errorEvent({ message: value.error }, context);
+    const type = typeof value.type === 'string' ? value.type : undefined;
+    const unknown = context.format === 'anthropic' ? type !== undefined && !ANTHROPIC_EVENTS.has(type) : !('choices' in value);
+    if (unknown) return undefined;
+    return malformedStream(label, `a \`${type ?? 'chunk'}\` event the format does not allow`, error);
+  }
+  if (JSONParseError.isInstance(error)) return malformedStream(label, 'a chunk that is not JSON', error);
+  if (InvalidResponseDataError.isInstance(error) && /without a finish reason/.test(error.message)) return endedEarly(label);
+  if (error instanceof Error) return malformedStream(label, error.message, error);
+  if (typeof error === 'string') return errorEvent({ message: error }, context);
+  return errorEvent(asRecord(error), context);
+}
+
+/** What a failure thrown by the SDK means for us. */
+function failureOf(error: unknown, context: Context): AppError {
+  const ours = appErrorIn(error);
+  if (ours) return ours;
+  // Anthropic's first event was an error: the SDK throws it as a response error of its own making.
+  if (APICallError.isInstance(error) && error.responseBody !== undefined) {
+    try {
+      const body = asRecord(JSON.parse(error.responseBody));
+      if (typeof body.type === 'string') return errorEvent(body, context);
+    } catch {
+      // Not an error event: read below.
+    }
+  }
+  if (APICallError.isInstance(error) && error.cause !== undefined) return failureOf(error.cause, context);
+  if (AISDKError.isInstance(error)) return streamPartError(error, context) ?? malformedStream(context.target.providerLabel, error.message, error);
+  return connectionDropped(context.target.providerLabel, error);
+}
+
+/**
+ * The idle limit: armed when the response's headers arrive, re-armed by every part of the answer
+ * (keep-alives — Anthropic's pings, SSE comments — make none), it aborts a stalled answer.
+ */
+class IdleLimit {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ms: number,
+    private readonly label: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(): void {
+    if (this.controller.signal.aborted) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(streamStalled(this.label, this.ms)), this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** Rejects with the signal's reason once it aborts (never resolves). */
+function whenAborted(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
+}
+
+export async function* streamModelCall(
+  call: ModelCall,
+  request: ModelRequest,
+  caller: AbortSignal | undefined,
+): AsyncGenerator<ModelEvent> {
+  const policy = retryPolicy(call.options);
+  const target: RequestTarget = { ...call.target, model: request.model };
+  const context: Context = { format: call.format, target };
+  const deadline = callSignal(policy, caller, target.providerLabel);
+  const idle = new IdleLimit(policy.streamIdleMs, target.providerLabel);
+  const signal = AbortSignal.any([deadline.signal, idle.signal]);
+  const aborted = whenAborted(signal);
+  const fetch = modelFetch(call.options, {
+    policy,
+    target,
+    onResponse: () => idle.arm(),
+    jsonAsStream: call.format === 'openai',
+  });
+  const model = call.model(fetch);
+
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+  const open = new Map<string, ReasoningBlock>();
+  let finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }> | undefined;
+  // OpenAI's refusal comes as text parts: the raw chunks say which.
+  const refusalPieces: string[] = [];
+  let refusal = '';
+  let streamedChars = 0;
+  try {
+    const started = model.doStream({
+      prompt: toPrompt(request, call.format, { cache: call.cache === true }),
+      tools: toTools(request, { format: call.format, cache: call.cache === true }),
+      maxOutputTokens: request.maxTokens,
+      abortSignal: signal,
+      includeRawChunks: call.format === 'openai',
+      ...(call.providerOptions ? { providerOptions: call.providerOptions } : {}),
+    });
+    // Abandoned on an abort: its stream, should it come, is closed.
+    void started.then(
+      (result) => (signal.aborted ? result.stream.cancel().catch(() => undefined) : undefined),
+      () => undefined,
+    );
+    const { stream } = await Promise.race([started, aborted]);
+    reader = stream.getReader();
+    for (;;) {
+      const next = await Promise.race([reader.read(), aborted]);
+      if (next.done) break;
+      const part = next.value;
+      if (part.type === 'raw') {
+        const piece = refusalIn(part.rawValue);
+        if (piece !== undefined) refusalPieces.push(piece);
+        continue;
+      }
+      idle.arm();
+      switch (part.type) {
+        case 'text-delta':
+          if (refusalPieces[0] !== undefined && part.delta === refusalPieces[0]) {
+            refusal += refusalPieces.shift();
+          } else if (part.delta !== '') {
+            streamedChars += part.delta.length;
+            yield { type: 'text_delta', text: part.delta };
+          }
+          break;
+        case 'reasoning-start':
+          open.set(part.id, { type: 'reasoning', text: '', ...thinkingOf(part.providerMetadata) });
+          break;
+        case 'reasoning-delta': {
+          const block = open.get(part.id) ?? { type: 'reasoning', text: '' };
+          open.set(part.id, { ...block, text: block.text + part.delta, ...thinkingOf(part.providerMetadata) });
+          if (part.delta !== '') {
+            streamedChars += part.delta.length;
+            yield { type: 'reasoning_delta', text: part.delta };
+          }
+          break;
+        }
+        case 'reasoning-end': {
+          const block = open.get(part.id);
+          open.delete(part.id);
+          if (block && (block.text !== '' || block.signature !== undefined || block.redactedData !== undefined)) {
+            yield { type: 'reasoning', block };
+          }
+          break;
+        }
+        case 'tool-call': {
+          streamedChars += part.input.length;
+          const parsed = parseToolArguments(part.input);
+          yield parsed.parseError === undefined
+            ? { type: 'tool_call', id: part.toolCallId, name: part.toolName, input: parsed.input }
+            : {
+                type: 'tool_call',
+                id: part.toolCallId,
+                name: part.toolName,
+                input: undefined,
+                parseError: parsed.parseError,
+                rawArguments: part.input,
+              };
+          break;
+        }
+        case 'error': {
+          const failure = streamPartError(part.error, context);
+          if (failure) throw failure;
+          break;
+        }
+        case 'finish':
+          finish = part;
+          break;
+        default:
+          // stream-start, response-metadata, text-start/end, tool-input-*: nothing the loop needs.
+          break;
+      }
+    }
+  } catch (error) {
+    // A pause, a stop or the deadline (the caller's reason), or the idle limit: said as such.
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    if (idle.signal.aborted) throw idle.signal.reason;
+    throw failureOf(error, context);
+  } finally {
+    idle.stop();
+    deadline.done();
+    // Closes the connection when the answer was left early (a no-op after its end).
+    if (reader) void reader.cancel().catch(() => undefined);
+  }
+  // Anthropic says nothing when the stream ends without `message_stop`: the answer is incomplete.
+  if (finish === undefined) throw endedEarly(target.providerLabel);
+  const usage = usageOf(finish.usage, () => ({
+    input: estimateTokens(request.messages, { system: request.system, tools: request.tools }),
+    output: Math.ceil(streamedChars / 4),
+  }));
+  if (call.format === 'openai') {
+    const declined = refusal.trim() !== '';
+    yield {
+      type: 'done',
+      stopReason: declined ? 'refusal' : openAiStopReason(finish.finishReason.raw),
+      usage,
+      ...(declined ? { refusal: refusal.trim() } : {}),
+    };
+    return;
+  }
+  const stopReason = anthropicStopReason(finish.finishReason.raw);
+  const details = asRecord(asRecord(finish.providerMetadata?.anthropic).stopDetails);
+  const explanation = typeof details.explanation === 'string' ? details.explanation : undefined;
+  yield {
+    type: 'done',
+    stopReason,
+    usage,
+    ...(stopReason === 'refusal' && explanation ? { refusal: explanation } : {}),
+  };
+}
