@@ -4,9 +4,10 @@ import { costOf, isLocalEndpoint, priceOf } from './pricing.js';
 
 describe('model prices', () => {
   it('finds a model by its family, dated snapshots and OpenRouter names included', () => {
-    expect(priceOf('claude-sonnet-4-5')).toEqual({ inputPerMillion: 3, outputPerMillion: 15 });
-    expect(priceOf('claude-sonnet-4-5-20250929')).toEqual({ inputPerMillion: 3, outputPerMillion: 15 });
-    expect(priceOf('anthropic/claude-haiku-4-5')).toEqual({ inputPerMillion: 1, outputPerMillion: 5 });
+    const sonnet = { inputPerMillion: 3, outputPerMillion: 15, cacheReadPerMillion: 0.3, cacheWritePerMillion: 3.75 };
+    expect(priceOf('claude-sonnet-4-5')).toEqual(sonnet);
+    expect(priceOf('claude-sonnet-4-5-20250929')).toEqual(sonnet);
+    expect(priceOf('anthropic/claude-haiku-4-5')).toMatchObject({ inputPerMillion: 1, outputPerMillion: 5 });
     // The longest known prefix wins: gpt-4.1-mini is not priced as gpt-4.1.
     expect(priceOf('gpt-4.1-mini')?.inputPerMillion).toBe(0.4);
     expect(priceOf('gpt-4.1')?.inputPerMillion).toBe(2);
@@ -22,6 +23,16 @@ describe('model prices', () => {
     expect(
       costOf({ inputTokens: 1_000_000, outputTokens: 100_000 }, { inputPerMillion: 3, outputPerMillion: 15 }),
     ).toBeCloseTo(4.5);
+    // Cached input at its own price: Anthropic reads at a tenth, writes at 1.25 times the input price.
+    const sonnet = priceOf('claude-sonnet-4-5');
+    if (!sonnet) throw new Error('claude-sonnet-4-5 has a price');
+    expect(
+      costOf({ inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 800_000, cacheWriteTokens: 100_000 }, sonnet),
+    ).toBeCloseTo(0.1 * 3 + 0.8 * 0.3 + 0.1 * 3.75);
+    // Without a cache price, cached input costs what input does.
+    expect(
+      costOf({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 1_000 }, { inputPerMillion: 1, outputPerMillion: 1 }),
+    ).toBeCloseTo(0.001);
     expect(isLocalEndpoint('http://127.0.0.1:11434/v1')).toBe(true);
     expect(isLocalEndpoint('http://localhost:1234/v1')).toBe(true);
     expect(isLocalEndpoint('https://api.openai.com/v1')).toBe(false);

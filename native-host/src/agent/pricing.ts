@@ -8,28 +8,48 @@
 export interface ModelPrice {
   inputPerMillion: number;
   outputPerMillion: number;
+  /** Input read from the prompt cache; the input price when not listed. */
+  cacheReadPerMillion?: number;
+  /** Input written to the prompt cache (Anthropic: 1.25 × input for the 5-minute cache); the input price when not listed. */
+  cacheWritePerMillion?: number;
+}
+
+/** Anthropic's prompt-cache prices: reads at a tenth of the input price, 5-minute writes at 1.25 times it. */
+function anthropic(inputPerMillion: number, outputPerMillion: number): ModelPrice {
+  return {
+    inputPerMillion,
+    outputPerMillion,
+    cacheReadPerMillion: inputPerMillion / 10,
+    cacheWritePerMillion: inputPerMillion * 1.25,
+  };
+}
+
+/** OpenAI-style automatic caching: cached input at `cached` a million, nothing extra to write. */
+function cached(inputPerMillion: number, outputPerMillion: number, cacheReadPerMillion: number): ModelPrice {
+  return { inputPerMillion, outputPerMillion, cacheReadPerMillion };
 }
 
 const PRICES: Record<string, ModelPrice> = {
-  'claude-opus-4-1': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-opus-4': { inputPerMillion: 15, outputPerMillion: 75 },
-  'claude-opus-4-5': { inputPerMillion: 5, outputPerMillion: 25 },
-  'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-3-5-sonnet': { inputPerMillion: 3, outputPerMillion: 15 },
-  'claude-haiku-4-5': { inputPerMillion: 1, outputPerMillion: 5 },
-  'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4 },
-  'gpt-4.1': { inputPerMillion: 2, outputPerMillion: 8 },
-  'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6 },
-  'gpt-4.1-nano': { inputPerMillion: 0.1, outputPerMillion: 0.4 },
-  'gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10 },
-  'gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-  'gpt-5': { inputPerMillion: 1.25, outputPerMillion: 10 },
-  'gpt-5-mini': { inputPerMillion: 0.25, outputPerMillion: 2 },
-  o3: { inputPerMillion: 2, outputPerMillion: 8 },
-  'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4 },
-  'deepseek-chat': { inputPerMillion: 0.27, outputPerMillion: 1.1 },
-  'deepseek-reasoner': { inputPerMillion: 0.55, outputPerMillion: 2.19 },
+  'claude-opus-4-1': anthropic(15, 75),
+  'claude-opus-4': anthropic(15, 75),
+  'claude-opus-4-5': anthropic(5, 25),
+  'claude-sonnet-4': anthropic(3, 15),
+  'claude-3-7-sonnet': anthropic(3, 15),
+  'claude-3-5-sonnet': anthropic(3, 15),
+  'claude-haiku-4-5': anthropic(1, 5),
+  'claude-3-5-haiku': anthropic(0.8, 4),
+  'gpt-4.1': cached(2, 8, 0.5),
+  'gpt-4.1-mini': cached(0.4, 1.6, 0.1),
+  'gpt-4.1-nano': cached(0.1, 0.4, 0.025),
+  'gpt-4o': cached(2.5, 10, 1.25),
+  'gpt-4o-mini': cached(0.15, 0.6, 0.075),
+  'gpt-5': cached(1.25, 10, 0.125),
+  'gpt-5-mini': cached(0.25, 2, 0.025),
+  o3: cached(2, 8, 0.5),
+  'o4-mini': cached(1.1, 4.4, 0.275),
+  // DeepSeek's context cache: a hit costs about a quarter of a miss.
+  'deepseek-chat': cached(0.27, 1.1, 0.07),
+  'deepseek-reasoner': cached(0.55, 2.19, 0.14),
 };
 
 const BY_LENGTH = Object.keys(PRICES).sort((a, b) => b.length - a.length);
@@ -43,8 +63,24 @@ export function priceOf(model: string, options: { local?: boolean } = {}): Model
   return options.local ? { inputPerMillion: 0, outputPerMillion: 0 } : undefined;
 }
 
-export function costOf(usage: { inputTokens: number; outputTokens: number }, price: ModelPrice): number {
-  return (usage.inputTokens * price.inputPerMillion + usage.outputTokens * price.outputPerMillion) / 1_000_000;
+/**
+ * What a call cost. The input counts every token sent; the part read from or written to the prompt
+ * cache is priced as such (reasoning tokens are part of the output and priced with it).
+ */
+export function costOf(
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number },
+  price: ModelPrice,
+): number {
+  const read = usage.cacheReadTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const fresh = Math.max(0, usage.inputTokens - read - written);
+  return (
+    (fresh * price.inputPerMillion +
+      read * (price.cacheReadPerMillion ?? price.inputPerMillion) +
+      written * (price.cacheWritePerMillion ?? price.inputPerMillion) +
+      usage.outputTokens * price.outputPerMillion) /
+    1_000_000
+  );
 }
 
 /** A base URL on this machine (Ollama, LM Studio, vLLM on loopback): nothing to pay. */

@@ -18,6 +18,7 @@ import { storageHealth, type StorageHealth } from '../storage/storage-health.js'
 import type { CallContext, ToolCallRequest } from '../gateway/tool-gateway.js';
 import type { Logger } from '../core/logger.js';
 import type { ToolContext } from '../tools/types.js';
+import { cacheAndReasoning } from './loop/limits.js';
 import { initialLoopState, isLoopState } from './loop/loop-state.js';
 import { RunLoop, type LoopOptions, type ModelChoice } from './loop/run-loop.js';
 import type { Message } from './providers/types.js';
@@ -719,6 +720,7 @@ export class RunManager {
       usage: {
         input_tokens: run.usage.inputTokens,
         output_tokens: run.usage.outputTokens,
+        ...cacheAndReasoning(run.usage),
         cost_usd: run.usage.costUsd,
         cost_known: run.usage.costKnown,
       },

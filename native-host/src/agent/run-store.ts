@@ -43,6 +43,11 @@ const ENDED: readonly RunState[] = ['finished', 'failed', 'stopped'];
 export interface RunUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Parts of `inputTokens` read from and written to the provider's prompt cache. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** Part of `outputTokens` the model spent thinking. */
+  reasoningTokens?: number;
   costUsd: number;
   /** False once a model call could not be priced: costUsd is then a lower bound. */
   costKnown: boolean;
@@ -115,6 +120,9 @@ interface RunRow {
   limits: string;
   input_tokens: number;
   output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
   cost_usd: number;
   created_at: string;
   updated_at: string;
@@ -311,11 +319,16 @@ export class RunStore {
   addUsage(id: string, usage: Partial<RunUsage> & { turns?: number; model?: string }): RunRecord {
     const changed = this.statement(
       `UPDATE runs SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+         cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+         reasoning_tokens = reasoning_tokens + ?,
          cost_usd = cost_usd + ?, turns = turns + ?, cost_known = MIN(cost_known, ?),
          model = COALESCE(?, model), updated_at = ? WHERE id = ?`,
     ).run(
       usage.inputTokens ?? 0,
       usage.outputTokens ?? 0,
+      usage.cacheReadTokens ?? 0,
+      usage.cacheWriteTokens ?? 0,
+      usage.reasoningTokens ?? 0,
       usage.costUsd ?? 0,
       usage.turns ?? 0,
       usage.costKnown === false ? 0 : 1,
@@ -506,6 +519,9 @@ function toRun(row: RunRow): RunRecord {
     usage: {
       inputTokens: row.input_tokens,
       outputTokens: row.output_tokens,
+      ...(row.cache_read_tokens ? { cacheReadTokens: row.cache_read_tokens } : {}),
+      ...(row.cache_write_tokens ? { cacheWriteTokens: row.cache_write_tokens } : {}),
+      ...(row.reasoning_tokens ? { reasoningTokens: row.reasoning_tokens } : {}),
       costUsd: row.cost_usd,
       costKnown: row.cost_known !== 0,
     },

@@ -376,6 +376,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN result_kind TEXT;
     `,
   },
+  {
+    version: 16,
+    name: 'agent runs: prompt-cache and reasoning tokens (parts of the input and output counts)',
+    sql: `
+      ALTER TABLE runs ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE runs ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

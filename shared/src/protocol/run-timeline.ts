@@ -326,6 +326,9 @@ export function applyEvent(timeline: RunTimeline, event: DaemonEvent, options: {
         ...run.usage,
         input_tokens: usage.input_tokens,
         output_tokens: usage.output_tokens,
+        cache_read_tokens: usage.cache_read_tokens,
+        cache_write_tokens: usage.cache_write_tokens,
+        reasoning_tokens: usage.reasoning_tokens,
         cost_usd: usage.cost_usd,
       },
     };

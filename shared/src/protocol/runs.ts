@@ -52,6 +52,11 @@ export const DEFAULT_RUN_LIMITS = { max_steps: 100, max_tokens: 2_000_000, max_c
 export const runUsageSchema = z.object({
   input_tokens: z.number().int(),
   output_tokens: z.number().int(),
+  /** Parts of the input read from and written to the provider's prompt cache (absent: none). */
+  cache_read_tokens: z.number().int().optional(),
+  cache_write_tokens: z.number().int().optional(),
+  /** Part of the output the model spent thinking (absent: none). */
+  reasoning_tokens: z.number().int().optional(),
   cost_usd: z.number(),
   /** False when the model's price is unknown: `cost_usd` then counts only what could be priced. */
   cost_known: z.boolean(),
@@ -250,6 +255,9 @@ export const RUN_EVENT_SCHEMAS = {
     run_id: z.string(),
     input_tokens: z.number().int(),
     output_tokens: z.number().int(),
+    cache_read_tokens: z.number().int().optional(),
+    cache_write_tokens: z.number().int().optional(),
+    reasoning_tokens: z.number().int().optional(),
     cost_usd: z.number(),
     turns: z.number().int(),
   }),

@@ -67,6 +67,9 @@ export function addUsage(runtime: LoopRuntime, counted: CountedUsage, turns: num
   runtime.services.runs.addUsage(runtime.runId, {
     inputTokens: counted.usage.inputTokens,
     outputTokens: counted.usage.outputTokens,
+    cacheReadTokens: counted.usage.cacheReadTokens ?? 0,
+    cacheWriteTokens: counted.usage.cacheWriteTokens ?? 0,
+    reasoningTokens: counted.usage.reasoningTokens ?? 0,
     costUsd: counted.cost,
     costKnown: counted.price !== undefined,
     turns,
@@ -81,7 +84,21 @@ export function emitUsage(runtime: LoopRuntime): void {
     run_id: runtime.runId,
     input_tokens: run.usage.inputTokens,
     output_tokens: run.usage.outputTokens,
+    ...cacheAndReasoning(run.usage),
     cost_usd: run.usage.costUsd,
     turns: run.turns,
   });
+}
+
+/** The run's cache and reasoning token counts, for the wire: only those it has. */
+export function cacheAndReasoning(usage: RunRecord['usage']): {
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+} {
+  return {
+    ...(usage.cacheReadTokens ? { cache_read_tokens: usage.cacheReadTokens } : {}),
+    ...(usage.cacheWriteTokens ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+    ...(usage.reasoningTokens ? { reasoning_tokens: usage.reasoningTokens } : {}),
+  };
 }
