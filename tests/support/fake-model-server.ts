@@ -34,7 +34,24 @@ export type ScriptedTurn =
    */
   | { kind: 'broken'; text: string; end: 'drop' | 'stall'; status?: number }
   /** Answers `turn` once `ready` settles: the test decides when the run may go on. */
-  | { kind: 'after'; ready: Promise<unknown>; turn: ScriptedTurn };
+  | { kind: 'after'; ready: Promise<unknown>; turn: ScriptedTurn }
+  /**
+   * A recorded response replayed as it was sent (`body`: the raw text, SSE or JSON), delivered
+   * `whole`, in `pieces` of 1–23 bytes (split anywhere, inside UTF-8 characters and CRLFs too, each
+   * written on its own), or with `crlf` line endings (then also in pieces). `seed` picks the pieces.
+   */
+  | {
+      kind: 'replay';
+      body: string;
+      status?: number;
+      contentType?: string;
+      delivery?: Delivery;
+      seed?: number;
+    };
+
+/** How a replayed response reaches the client (see ScriptedTurn `replay`). */
+export type Delivery = 'whole' | 'pieces' | 'crlf';
+export const DELIVERIES: readonly Delivery[] = ['whole', 'pieces', 'crlf'];
 
 export interface RecordedRequest {
   format: 'anthropic' | 'openai';
@@ -87,7 +104,22 @@ type ToolCall = { id: string; name: string; arguments: string; input: unknown };
  */
 export type Responder = (request: RecordedRequest) => ScriptedTurn;
 
-export async function startFakeModelServer(script: ScriptedTurn[] | Responder = []): Promise<FakeModelServer> {
+export interface FakeModelServerOptions {
+  /**
+   * Anthropic prompt caching as the API does it: each `cache_control` breakpoint writes the prompt
+   * up to it (tools, then system, then messages) to a cache; a later request whose prompt starts
+   * with a cached prefix — found at a breakpoint or up to 20 blocks before one — reads it. Usage
+   * then reports `cache_read_input_tokens` and `cache_creation_input_tokens`, `input_tokens` being
+   * the rest. Prefixes under 1024 tokens are not cached, as with the real models.
+   */
+  promptCache?: boolean;
+}
+
+export async function startFakeModelServer(
+  script: ScriptedTurn[] | Responder = [],
+  options: FakeModelServerOptions = {},
+): Promise<FakeModelServer> {
+  const cache = options.promptCache ? new Set<string>() : undefined;
   const responder = typeof script === 'function' ? script : undefined;
   const turns = typeof script === 'function' ? [] : [...script];
   const requests: RecordedRequest[] = [];
@@ -152,7 +184,7 @@ export async function startFakeModelServer(script: ScriptedTurn[] | Responder = 
         return;
       }
       served += 1;
-      respond(res, format, turn, body as RequestBody, raw.length, served);
+      respond(res, format, turn, body as RequestBody, raw.length, served, cache);
     });
   });
 
@@ -232,6 +264,7 @@ function respond(
   body: RequestBody,
   requestLength: number,
   sequence: number,
+  cache?: Set<string>,
 ): void {
   if (turn === undefined) {
     sendError(res, format, 500, SCRIPT_EXHAUSTED_MESSAGE);
@@ -241,13 +274,16 @@ function respond(
     case 'hang':
       return;
     case 'after': {
-      const go = () => respond(res, format, turn.turn, body, requestLength, sequence);
+      const go = () => respond(res, format, turn.turn, body, requestLength, sequence, cache);
       turn.ready.then(go, go);
       return;
     }
     case 'raw':
       res.writeHead(turn.status, { 'content-type': turn.contentType ?? 'application/json' });
       res.end(turn.body);
+      return;
+    case 'replay':
+      void sendReplay(res, turn);
       return;
     case 'error': {
       // A client that honours retry-after always finds one on a 429, as from the real APIs.
@@ -309,6 +345,7 @@ function respond(
         calls,
         inputTokens: estimateTokens(requestLength),
         outputTokens: estimateTokens(text.length + calls.reduce((sum, call) => sum + call.arguments.length, 0)),
+        ...(cache && format === 'anthropic' ? promptCacheUsage(body, estimateTokens(requestLength), cache) : {}),
         ...(turn.kind === 'text' && turn.stopReason !== undefined ? { stopReason: turn.stopReason } : {}),
         ...(turn.kind === 'text' && turn.refusal !== undefined ? { refusal: turn.refusal } : {}),
       };
@@ -337,6 +374,9 @@ interface Reply {
   stopReason?: string;
   /** The words of a refusal. */
   refusal?: string;
+  /** Input read from and written to the prompt cache (parts of `inputTokens`; FakeModelServerOptions). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 function anthropicStopReason(reply: Reply): string {
@@ -380,7 +420,19 @@ function anthropicMessage(reply: Reply) {
     stop_reason: anthropicStopReason(reply),
     stop_sequence: null,
     ...anthropicStopDetails(reply),
-    usage: { input_tokens: reply.inputTokens, output_tokens: reply.outputTokens },
+    usage: { ...anthropicInputUsage(reply), output_tokens: reply.outputTokens },
+  };
+}
+
+/** Anthropic's input counts: `input_tokens` leaves out what was read from or written to the cache. */
+function anthropicInputUsage(reply: Reply) {
+  const read = reply.cacheReadTokens ?? 0;
+  const written = reply.cacheWriteTokens ?? 0;
+  if (read === 0 && written === 0) return { input_tokens: reply.inputTokens };
+  return {
+    input_tokens: Math.max(0, reply.inputTokens - read - written),
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: written,
   };
 }
 
@@ -393,7 +445,7 @@ function anthropicEvents(reply: Reply): string[] {
       ...anthropicMessage(reply),
       content: [],
       stop_reason: null,
-      usage: { input_tokens: reply.inputTokens, output_tokens: 1 },
+      usage: { ...anthropicInputUsage(reply), output_tokens: 1 },
     },
   });
   let index = 0;
@@ -521,6 +573,114 @@ function openaiError(status: number, message: string) {
             ? ['server_error', null]
             : ['invalid_request_error', null];
   return { error: { message, type, param: null, code } };
+}
+
+// --- Prompt caching (Anthropic) ------------------------------------------------------------------
+
+/** Blocks are found at most this far before a breakpoint when looking for a cached prefix. */
+const CACHE_LOOKBACK_BLOCKS = 20;
+const MIN_CACHEABLE_TOKENS = 1024;
+
+/**
+ * The cache reads and writes of one request: its prompt as blocks in cache order (tools, system,
+ * then each message's content), cumulative prefixes keyed by their text without `cache_control`.
+ * Token counts are the prefix's share of `inputTokens`, by characters.
+ */
+function promptCacheUsage(
+  body: RequestBody,
+  inputTokens: number,
+  cache: Set<string>,
+): { cacheReadTokens: number; cacheWriteTokens: number } {
+  const request = body as {
+    tools?: unknown[];
+    system?: unknown;
+    messages?: { content?: unknown }[];
+  };
+  const blocks: unknown[] = [
+    ...(request.tools ?? []),
+    ...(Array.isArray(request.system)
+      ? request.system
+      : typeof request.system === 'string'
+        ? [{ type: 'text', text: request.system }]
+        : []),
+    ...(request.messages ?? []).flatMap((message) =>
+      Array.isArray(message.content) ? message.content : [{ type: 'text', text: String(message.content) }],
+    ),
+  ];
+  const texts = blocks.map((block) => {
+    const { cache_control: _ignored, ...rest } = block as Record<string, unknown>;
+    return JSON.stringify(rest);
+  });
+  const total = texts.reduce((sum, text) => sum + text.length, 0) || 1;
+  const keys: string[] = [];
+  const chars: number[] = [];
+  let prefix = '';
+  for (const text of texts) {
+    prefix += text;
+    keys.push(prefix);
+    chars.push(prefix.length);
+  }
+  const tokensUpTo = (index: number) => Math.floor((inputTokens * (chars[index] ?? 0)) / total);
+  const breakpoints = blocks.flatMap((block, index) =>
+    typeof block === 'object' && block !== null && 'cache_control' in block ? [index] : [],
+  );
+  let readUpTo = -1;
+  for (const point of breakpoints) {
+    for (let index = point; index >= Math.max(0, point - CACHE_LOOKBACK_BLOCKS); index -= 1) {
+      if (cache.has(keys[index] ?? '')) {
+        readUpTo = Math.max(readUpTo, index);
+        break;
+      }
+    }
+  }
+  const last = breakpoints.at(-1) ?? -1;
+  const read = readUpTo >= 0 ? tokensUpTo(readUpTo) : 0;
+  let written = 0;
+  if (last > readUpTo && tokensUpTo(last) >= MIN_CACHEABLE_TOKENS) {
+    written = tokensUpTo(last) - read;
+    for (const point of breakpoints) if (tokensUpTo(point) >= MIN_CACHEABLE_TOKENS) cache.add(keys[point] ?? '');
+  }
+  return { cacheReadTokens: read, cacheWriteTokens: written };
+}
+
+// --- Replayed recordings --------------------------------------------------------------------------
+
+/** Splits `bytes` into pieces of 1–23 bytes, chosen by a small seeded generator. */
+export function bytePieces(bytes: Uint8Array, seed = 1): Uint8Array[] {
+  let state = seed >>> 0 || 1;
+  const next = () => {
+    // xorshift32: the same pieces for the same seed.
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4294967296;
+  };
+  const pieces: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1 + Math.floor(next() * 23);
+    pieces.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return pieces;
+}
+
+async function sendReplay(res: http.ServerResponse, turn: Extract<ScriptedTurn, { kind: 'replay' }>): Promise<void> {
+  const delivery = turn.delivery ?? 'whole';
+  const text = delivery === 'crlf' ? turn.body.replace(/\r?\n/g, '\r\n') : turn.body;
+  const bytes = Buffer.from(text, 'utf8');
+  res.writeHead(turn.status ?? 200, { 'content-type': turn.contentType ?? 'text/event-stream' });
+  if (delivery === 'whole') {
+    res.end(bytes);
+    return;
+  }
+  res.socket?.setNoDelay(true);
+  for (const piece of bytePieces(bytes, turn.seed)) {
+    if (res.destroyed) return;
+    res.write(piece);
+    // A turn of the event loop between pieces, so that each leaves on its own.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end();
 }
 
 // --- Plumbing ----------------------------------------------------------------------------------

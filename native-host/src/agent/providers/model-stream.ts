@@ -56,6 +56,27 @@ const ANTHROPIC_EVENTS = new Set([
   'error',
 ]);
 
+/**
+ * The content blocks and deltas the loop reads: one of these in a shape the SDK refuses is a broken
+ * answer; any other (a block type added later) is skipped with its deltas.
+ */
+const ANTHROPIC_CORE_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
+const ANTHROPIC_CORE_DELTAS = new Set(['text_delta', 'thinking_delta', 'signature_delta', 'input_json_delta']);
+
+/** Whether an event the SDK refused is one Anthropic may add later (skipped) rather than a broken one. */
+function isLaterAnthropicEvent(value: Record<string, unknown>): boolean {
+  const type = value.type;
+  if (typeof type !== 'string') return false;
+  if (!ANTHROPIC_EVENTS.has(type)) return true;
+  const inner =
+    type === 'content_block_start'
+      ? { kind: asRecord(value.content_block).type, core: ANTHROPIC_CORE_BLOCKS }
+      : type === 'content_block_delta'
+        ? { kind: asRecord(value.delta).type, core: ANTHROPIC_CORE_DELTAS }
+        : undefined;
+  return inner !== undefined && typeof inner.kind === 'string' && !inner.core.has(inner.kind);
+}
+
 function anthropicStopReason(raw: string | undefined): StopReason {
   switch (raw) {
     case 'end_turn':
@@ -157,8 +178,8 @@ function streamPartError(error: unknown, context: Context): AppError | undefined
     if (typeof value.error === 'object' && value.error !== null) return errorEvent(asRecord(value.error), context);
     if (typeof value.error === 'string') return errorEvent({ message: value.error }, context);
     const type = typeof value.type === 'string' ? value.type : undefined;
-    const unknown = context.format === 'anthropic' ? type !== undefined && !ANTHROPIC_EVENTS.has(type) : !('choices' in value);
-    if (unknown) return undefined;
+    const later = context.format === 'anthropic' ? isLaterAnthropicEvent(value) : !('choices' in value);
+    if (later) return undefined;
     return malformedStream(label, `a \`${type ?? 'chunk'}\` event the format does not allow`, error);
   }
   if (JSONParseError.isInstance(error)) return malformedStream(label, 'a chunk that is not JSON', error);
