@@ -94,6 +94,12 @@ const until = (id: string, states: RunView['state'][]): Promise<RunView> =>
     { timeout: 15_000, interval: 20 },
   );
 
+/** A recorded answer of tests/fixtures/provider-streams/: its raw body and what it holds. */
+function recordedStream(name: string): { body: string; expected: { reasoning?: string } } {
+  const file = new URL(`../fixtures/provider-streams/${name}.json`, import.meta.url);
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as { body: string; expected: { reasoning?: string } };
+}
+
 /** Text of every block in the last message of an Anthropic request. */
 function lastMessageText(request: RecordedRequest | undefined): string {
   const messages = (request?.body.messages ?? []) as { content: unknown }[];
@@ -298,6 +304,56 @@ describe('agent runs in the daemon', () => {
     model.push({ kind: 'text', text: 'Back.' });
     await daemon.peer.request('runs.resume', { id: second.id });
     expect(await until(second.id, ['finished', 'failed'])).toMatchObject({ state: 'finished', result: 'Back.' });
+  });
+
+  it('DeepSeek thinking mode with tools: the thinking streams as run.reasoning and goes back as reasoning_content', async () => {
+    prepareHome();
+    const turn1 = recordedStream('deepseek-thinking-tools-turn1');
+    const turn2 = recordedStream('deepseek-thinking-tools-turn2');
+    model = await startFakeModelServer([
+      { kind: 'replay', body: turn1.body, delivery: 'pieces' },
+      { kind: 'replay', body: turn2.body, delivery: 'crlf' },
+    ]);
+    const daemon = await connect(environment('openai'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'What is the weather in Hangzhou?' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: 'It is 24°C and cloudy in Hangzhou.' });
+    // The second request carries the first turn's thinking on the assistant message with the call
+    // (DeepSeek refuses it without: HTTP 400 "Missing `reasoning_content` field").
+    const sent = model.requests[1]?.body.messages as { role: string; reasoning_content?: string; tool_calls?: unknown[] }[];
+    const assistant = sent.find((message) => message.role === 'assistant');
+    expect(assistant?.reasoning_content).toBe(turn1.expected.reasoning);
+    expect(assistant?.tool_calls).toHaveLength(1);
+    // Shown live, apart from the text, step by step.
+    const thinking = events
+      .filter((event) => event.type === 'run.reasoning' && event.data.run_id === run.id)
+      .map((event) => String(event.data.delta))
+      .join('');
+    expect(thinking).toBe(`${turn1.expected.reasoning}${turn2.expected.reasoning}`);
+    const { steps } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
+    const calls = steps?.filter((step) => step.kind === 'model_call') ?? [];
+    expect(calls.map((step) => (step.result as { reasoning?: string }).reasoning)).toEqual([
+      turn1.expected.reasoning,
+      turn2.expected.reasoning,
+    ]);
+    // Reasoning and cache-hit tokens are counted with the run.
+    expect(run.usage).toMatchObject({ input_tokens: 712, output_tokens: 78, cache_read_tokens: 640, reasoning_tokens: 40 });
+  });
+
+  it('asks again when an Anthropic answer ends without message_stop', async () => {
+    prepareHome();
+    model = await startFakeModelServer([
+      { kind: 'replay', body: recordedStream('anthropic-missing-message-stop').body, delivery: 'pieces' },
+      { kind: 'text', text: 'The answer is 42.' },
+    ]);
+    const daemon = await connect(environment('anthropic'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'What is the answer?' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: 'The answer is 42.', turns: 1 });
+    expect(model.requests).toHaveLength(2);
+    const { steps } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
+    const failed = steps?.find((step) => step.kind === 'model_call' && (step.result as { ok?: boolean }).ok === false);
+    expect(JSON.stringify(failed?.result)).toMatch(/ended before the answer was complete.*Trying again/);
   });
 
   it('refuses to start a run with no model configured, and names runs and sessions that do not exist', async () => {
