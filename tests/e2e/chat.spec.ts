@@ -186,6 +186,36 @@ test('a chat that runs a tool and streams an answer: tool card, markdown, sessio
   expect((await runCli(['sessions', 'list', '--json'], home.env)).stdout).not.toContain('OS check');
 });
 
+test('the model’s thinking shows collapsed before its words and opens on a click, after a reload too', async () => {
+  const panel = await openChat([
+    {
+      kind: 'tool_calls',
+      reasoning: 'The person wants the OS. The system_info tool says it.',
+      calls: [{ name: 'system_info', input: { categories: ['os'] } }],
+    },
+    { kind: 'text', reasoning: 'It reported Linux.', text: 'This machine runs **Linux**.' },
+  ]);
+  await send(panel, 'Which OS is this?');
+  await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  const thoughts = panel.getByTestId('agent-reasoning');
+  await expect(thoughts).toHaveCount(2);
+  // Collapsed: the label, not the words.
+  await expect(thoughts.first().locator('summary')).toHaveText('Thought');
+  await expect(thoughts.first().getByText('The person wants the OS.')).toBeHidden();
+  await thoughts.first().locator('summary').click();
+  await expect(thoughts.first().getByText('The person wants the OS. The system_info tool says it.')).toBeVisible();
+  // A turn that only thought and called a tool has no empty message bubble.
+  await expect(panel.getByTestId('agent-message')).toHaveCount(1);
+  await expect(panel.getByTestId('agent-message')).toHaveText('This machine runs Linux.');
+  await panel.screenshot({ path: 'test-results/chat-reasoning-en.png', fullPage: true });
+  // The thinking is sent back with the call, signature included (Anthropic requires it).
+  expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('"type":"thinking"');
+
+  await panel.reload();
+  await expect(panel.getByTestId('agent-reasoning')).toHaveCount(2);
+  await expect(panel.getByTestId('agent-reasoning').last().locator('summary')).toHaveText('Thought');
+});
+
 test('an ask_user question is answered inline (in Chinese)', async () => {
   const panel = await openChat(
     [

@@ -320,7 +320,11 @@ describe('agent runs in the daemon', () => {
     expect(run).toMatchObject({ state: 'finished', result: 'It is 24°C and cloudy in Hangzhou.' });
     // The second request carries the first turn's thinking on the assistant message with the call
     // (DeepSeek refuses it without: HTTP 400 "Missing `reasoning_content` field").
-    const sent = model.requests[1]?.body.messages as { role: string; reasoning_content?: string; tool_calls?: unknown[] }[];
+    const sent = model.requests[1]?.body.messages as {
+      role: string;
+      reasoning_content?: string;
+      tool_calls?: unknown[];
+    }[];
     const assistant = sent.find((message) => message.role === 'assistant');
     expect(assistant?.reasoning_content).toBe(turn1.expected.reasoning);
     expect(assistant?.tool_calls).toHaveLength(1);
@@ -337,7 +341,12 @@ describe('agent runs in the daemon', () => {
       turn2.expected.reasoning,
     ]);
     // Reasoning and cache-hit tokens are counted with the run.
-    expect(run.usage).toMatchObject({ input_tokens: 712, output_tokens: 78, cache_read_tokens: 640, reasoning_tokens: 40 });
+    expect(run.usage).toMatchObject({
+      input_tokens: 712,
+      output_tokens: 78,
+      cache_read_tokens: 640,
+      reasoning_tokens: 40,
+    });
   });
 
   it('asks again when an Anthropic answer ends without message_stop', async () => {

@@ -14,12 +14,7 @@ import type {
   ModelRequest,
   Usage,
 } from '../../native-host/src/agent/providers/types.js';
-import {
-  DELIVERIES,
-  startFakeModelServer,
-  type Delivery,
-  type FakeModelServer,
-} from '../support/fake-model-server.js';
+import { DELIVERIES, startFakeModelServer, type Delivery, type FakeModelServer } from '../support/fake-model-server.js';
 
 // Recorded-style answers (tests/fixtures/provider-streams/) replayed by the fake model server to the
 // real providers, each whole, in 1–23-byte pieces and with CRLF line endings: what the loop gets.
@@ -125,7 +120,9 @@ describe.each<Delivery>([...DELIVERIES])('recorded answers delivered %s', (deliv
     if (!assistant) throw new Error('turn 1 made no assistant message');
     const result: Message = {
       role: 'user',
-      content: [{ type: 'tool_result', toolUseId: 'call_00_3kZ1vA5qPpN0xQ', content: [{ type: 'text', text: '24°C, cloudy' }] }],
+      content: [
+        { type: 'tool_result', toolUseId: 'call_00_3kZ1vA5qPpN0xQ', content: [{ type: 'text', text: '24°C, cloudy' }] },
+      ],
     };
     const second = replay('deepseek-thinking-tools-turn2', delivery, 5);
     checkAgainst(await answer(provider, request([question, assistant, result])), second);
@@ -179,7 +176,13 @@ describe.each<Delivery>([...DELIVERIES])('recorded answers delivered %s', (deliv
     server.push({ kind: 'text', text: 'It is sunny.' });
     const result: Message = {
       role: 'user',
-      content: [{ type: 'tool_result', toolUseId: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6', content: [{ type: 'text', text: 'sunny' }] }],
+      content: [
+        {
+          type: 'tool_result',
+          toolUseId: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+          content: [{ type: 'text', text: 'sunny' }],
+        },
+      ],
     };
     await answer(provider, request([question, assistant, result], 'claude-sonnet-4-5'));
     const sent = server.requests[1]?.body.messages as { role: string; content: unknown[] }[];

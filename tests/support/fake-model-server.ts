@@ -1,6 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/*
+ * `reasoning` on a text or tool-call turn: the model thinks first — an Anthropic `thinking` block
+ * (in pieces, then its `signature_delta`), or OpenAI-compatible `reasoning_content` pieces
+ * (DeepSeek, Qwen, GLM…).
+ */
+
 /**
  * A scripted model server on loopback that speaks the Anthropic Messages and the OpenAI chat
  * completions wire formats, so tests exercise the real provider clients (base URLs from
@@ -18,9 +24,9 @@ export type ScriptedTurn =
    * `refusal` is the refusal's words (OpenAI `delta.refusal` pieces, Anthropic
    * `stop_details.explanation`).
    */
-  | { kind: 'text'; text: string; stopReason?: string; refusal?: string }
+  | { kind: 'text'; text: string; stopReason?: string; refusal?: string; reasoning?: string }
   /** One or several (parallel) tool calls, optionally after some text. */
-  | { kind: 'tool_calls'; calls: { name: string; input: unknown; id?: string }[]; text?: string }
+  | { kind: 'tool_calls'; calls: { name: string; input: unknown; id?: string }[]; text?: string; reasoning?: string }
   /** An API error (429, 500, 401, 529…) with the body in the format's error shape. */
   | { kind: 'error'; status: number; message?: string; retryAfterSeconds?: number }
   /** Anything malformed: sent as is. */
@@ -346,6 +352,7 @@ function respond(
         inputTokens: estimateTokens(requestLength),
         outputTokens: estimateTokens(text.length + calls.reduce((sum, call) => sum + call.arguments.length, 0)),
         ...(cache && format === 'anthropic' ? promptCacheUsage(body, estimateTokens(requestLength), cache) : {}),
+        ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
         ...(turn.kind === 'text' && turn.stopReason !== undefined ? { stopReason: turn.stopReason } : {}),
         ...(turn.kind === 'text' && turn.refusal !== undefined ? { refusal: turn.refusal } : {}),
       };
@@ -374,6 +381,8 @@ interface Reply {
   stopReason?: string;
   /** The words of a refusal. */
   refusal?: string;
+  /** The model's thinking before it answers. */
+  reasoning?: string;
   /** Input read from and written to the prompt cache (parts of `inputTokens`; FakeModelServerOptions). */
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
@@ -449,6 +458,15 @@ function anthropicEvents(reply: Reply): string[] {
     },
   });
   let index = 0;
+  if (reply.reasoning !== undefined) {
+    event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    for (const piece of splitIntoPieces(reply.reasoning)) {
+      event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } });
+    }
+    event('content_block_delta', { index, delta: { type: 'signature_delta', signature: `sig-${reply.id}` } });
+    event('content_block_stop', { index });
+    index += 1;
+  }
   if (reply.text !== '' || reply.calls.length === 0) {
     event('content_block_start', { index, content_block: { type: 'text', text: '' } });
     event('ping', {});
@@ -537,6 +555,7 @@ function openaiChunks(reply: Reply, includeUsage: boolean): string[] {
     );
   const delta = (value: object) => chunk([{ index: 0, delta: value, logprobs: null, finish_reason: null }]);
   delta({ role: 'assistant', content: '' });
+  for (const piece of splitIntoPieces(reply.reasoning ?? '')) delta({ reasoning_content: piece });
   for (const piece of splitIntoPieces(reply.text)) delta({ content: piece });
   // As from OpenAI: a refusal comes in pieces of its own field, the content staying empty.
   for (const piece of splitIntoPieces(reply.refusal ?? '')) delta({ refusal: piece });
@@ -656,7 +675,7 @@ export function bytePieces(bytes: Uint8Array, seed = 1): Uint8Array[] {
     return (state >>> 0) / 4294967296;
   };
   const pieces: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = 1 + Math.floor(next() * 23);
     pieces.push(bytes.subarray(at, at + size));
     at += size;

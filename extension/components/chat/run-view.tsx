@@ -133,6 +133,28 @@ function Thinking({ t }: { t: Translate }) {
   );
 }
 
+/**
+ * The model's thinking (reasoning models), collapsed: "Thinking…" while it thinks, its words one
+ * click away. Not the answer, so plain text, not Markdown.
+ */
+function Reasoning({ text, live, t }: { text: string; live: boolean; t: Translate }) {
+  return (
+    <details className="reasoning" data-testid="agent-reasoning" data-live={live || undefined}>
+      <summary>
+        {live && (
+          <span className="dots" aria-hidden="true">
+            <span />
+            <span />
+            <span />
+          </span>
+        )}
+        {t(live ? 'chatReasoningLive' : 'chatReasoningDone')}
+      </summary>
+      <p className="reasoning-text">{text}</p>
+    </details>
+  );
+}
+
 function Item({
   item,
   tools,
@@ -147,9 +169,20 @@ function Item({
   switch (item.kind) {
     case 'text':
       return (
-        <div className="bubble bubble-agent" data-testid="agent-message" data-streaming={item.streaming || undefined}>
-          <MarkdownView text={item.text} />
-        </div>
+        <>
+          {item.reasoning !== undefined && (
+            <Reasoning text={item.reasoning} live={item.streaming && item.text === ''} t={t} />
+          )}
+          {item.text.trim() !== '' && (
+            <div
+              className="bubble bubble-agent"
+              data-testid="agent-message"
+              data-streaming={item.streaming || undefined}
+            >
+              <MarkdownView text={item.text} />
+            </div>
+          )}
+        </>
       );
     case 'tool':
       return <ToolCard item={item} info={tools.get(item.tool)} client={client} t={t} />;

@@ -31,7 +31,10 @@ describe('model prices', () => {
     ).toBeCloseTo(0.1 * 3 + 0.8 * 0.3 + 0.1 * 3.75);
     // Without a cache price, cached input costs what input does.
     expect(
-      costOf({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 1_000 }, { inputPerMillion: 1, outputPerMillion: 1 }),
+      costOf(
+        { inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 1_000 },
+        { inputPerMillion: 1, outputPerMillion: 1 },
+      ),
     ).toBeCloseTo(0.001);
     expect(isLocalEndpoint('http://127.0.0.1:11434/v1')).toBe(true);
     expect(isLocalEndpoint('http://localhost:1234/v1')).toBe(true);

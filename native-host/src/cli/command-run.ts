@@ -113,7 +113,9 @@ export async function followRun(
   await client.peer.request('events.subscribe', { after_seq: last_event_seq });
 
   const run = await begin();
-  const tracker = new RunProgress(run);
+  // The model's thinking is printed dim on a terminal that shows colours (https://no-color.org).
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const tracker = new RunProgress(run, { color });
   following.tracker = tracker;
   if (!options.json && options.announce !== false) process.stdout.write(formatRunStart(run));
   for (const event of early.splice(0)) show(tracker, event);

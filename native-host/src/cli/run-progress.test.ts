@@ -58,6 +58,25 @@ function render(progress: RunProgress, events: DaemonEvent[]): string {
 }
 
 describe('RunProgress', () => {
+  it('prints the model’s thinking dim on a colour terminal, marked “thinking:” otherwise, apart from its text', () => {
+    const thinking = [
+      event('run.reasoning', { run_id: RUN, step: 1, delta: 'Which OS? ' }),
+      event('run.reasoning', { run_id: RUN, step: 1, delta: 'Ask the tool.\nThen answer.' }),
+      event('run.text', { run_id: RUN, step: 1, delta: 'Let me look.' }),
+    ];
+    expect(render(new RunProgress(view({ state: 'running' })), thinking)).toBe(
+      ['   1  thinking: Which OS? Ask the tool.', '      Then answer.', '   1  Let me look.', ''].join('\n'),
+    );
+    expect(render(new RunProgress(view({ state: 'running' }), { color: true }), thinking)).toBe(
+      [
+        '   1  \u001b[2mWhich OS? \u001b[22m\u001b[2mAsk the tool.\u001b[22m',
+        '      \u001b[2mThen answer.\u001b[22m',
+        '   1  Let me look.',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('streams model text inline, then numbers tool calls with short params, results and the cost so far', () => {
     const progress = new RunProgress(view({ state: 'running' }));
     const out = render(progress, [

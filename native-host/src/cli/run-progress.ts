@@ -77,16 +77,20 @@ export class RunProgress {
   private readonly approvals = new Set<string>();
   private readonly questions = new Set<string>();
   private lastSeq = 0;
-  /** The step whose model text is being written, while its line is open. */
+  /** The step whose model text (or thinking) is being written, while its line is open. */
   private textStep: number | undefined;
+  private textKind: StreamKind = 'text';
   private atLineStart = true;
-  /** Model text per step as printed: whether a step's text is starting, for the gutter. */
-  private readonly texts = new Map<number, string>();
+  /** Model text (and thinking) per step as printed: whether a step's text is starting, for the gutter. */
+  private readonly texts = new Map<string, string>();
   /** The run as its events left it: the same fold the side panel's chat keeps (shared/). */
   private readonly timeline: RunTimeline;
+  /** Terminal colours: the model's thinking is printed dim; without them it is marked `thinking:`. */
+  private readonly color: boolean;
 
-  constructor(run: RunView) {
+  constructor(run: RunView, options: { color?: boolean } = {}) {
     this.timeline = buildTimeline(run, [], []);
+    this.color = options.color === true;
   }
 
   get runId(): string {
@@ -120,7 +124,9 @@ export class RunProgress {
   /** Text for an event `accepts` took ('' when it shows nothing). */
   format(event: DaemonEvent): string {
     const text = dataOf(event, 'run.text');
-    if (text) return this.streamText(text.step, text.delta);
+    if (text) return this.streamText(text.step, text.delta, 'text');
+    const reasoning = dataOf(event, 'run.reasoning');
+    if (reasoning) return this.streamText(reasoning.step, reasoning.delta, 'reasoning');
 
     const attention = formatAttention(event, this.runId);
     if (attention !== '') return this.close() + attention;
@@ -241,13 +247,15 @@ export class RunProgress {
     return this.close() + lines.map((line) => `${gutter(step)}${line}\n`).join('');
   }
 
-  private streamText(step: number, delta: string): string {
+  private streamText(step: number, delta: string, kind: StreamKind): string {
     let out = '';
     let piece = delta;
-    const before = this.texts.get(step) ?? '';
-    if (this.textStep !== step) {
+    const key = `${kind}:${step}`;
+    const before = this.texts.get(key) ?? '';
+    if (this.textStep !== step || this.textKind !== kind) {
       out += this.close();
       this.textStep = step;
+      this.textKind = kind;
       // A reply often opens with blank lines; they would leave an empty numbered line.
       if (before === '') piece = piece.replace(/^\s+/, '');
       if (piece === '') {
@@ -255,11 +263,14 @@ export class RunProgress {
         return out;
       }
       out += gutter(step);
+      if (kind === 'reasoning' && !this.color && before === '') out += 'thinking: ';
       this.atLineStart = false;
     }
-    this.texts.set(step, before + delta);
+    this.texts.set(key, before + delta);
     // Each new line of text is indented under the first; the indent is written only when text
-    // follows, so a reply ending in a newline leaves no dangling gutter.
+    // follows, so a reply ending in a newline leaves no dangling gutter. Thinking is dim, each
+    // piece on its own, so that nothing else is printed dim if the run is cut off.
+    const dim = kind === 'reasoning' && this.color;
     const parts = piece.split('\n');
     parts.forEach((part, index) => {
       if (index > 0) {
@@ -268,12 +279,16 @@ export class RunProgress {
       }
       if (part === '') return;
       if (this.atLineStart) out += INDENT;
-      out += part;
+      out += dim ? `${DIM}${part}${UNDIM}` : part;
       this.atLineStart = false;
     });
     return out;
   }
 }
+
+type StreamKind = 'text' | 'reasoning';
+const DIM = '\u001b[2m';
+const UNDIM = '\u001b[22m';
 
 function formatStepEvent(step: EventData<'run.step'>): string[] {
   const attempt = step.attempt !== undefined && step.attempt > 1 ? `, attempt ${step.attempt}` : '';

@@ -78,6 +78,26 @@ describe('run timeline', () => {
     expect(orderedItems(timeline)).toMatchObject([{ kind: 'text', text: 'Hello', streaming: true }]);
   });
 
+  it('folds the model’s thinking into its step’s item, before its text, live and from the stored step', () => {
+    const timeline = buildTimeline(run(), [], []);
+    applyEvent(timeline, event('run.reasoning', { step: 1, delta: 'Which OS? ' }));
+    expect(orderedItems(timeline)).toMatchObject([
+      { kind: 'text', text: '', reasoning: 'Which OS? ', streaming: true },
+    ]);
+    applyEvent(timeline, event('run.reasoning', { step: 1, delta: 'Ask.' }));
+    applyEvent(timeline, event('run.text', { step: 1, delta: 'Checking.' }));
+    expect(orderedItems(timeline)).toMatchObject([{ kind: 'text', text: 'Checking.', reasoning: 'Which OS? Ask.' }]);
+    // After a reload: the step's record holds both; thinking alone (a call, no text) still shows.
+    const stored = [
+      { ...steps[0]!, result: { ok: true, text: 'Checking.', reasoning: 'Which OS? Ask.' } },
+      { ...steps[0]!, step: 2, result: { ok: true, text: '', reasoning: 'Now the tool.' } },
+    ];
+    expect(orderedItems(buildTimeline(run(), stored, []))).toMatchObject([
+      { kind: 'text', step: 1, text: 'Checking.', reasoning: 'Which OS? Ask.', streaming: false },
+      { kind: 'text', step: 2, text: '', reasoning: 'Now the tool.' },
+    ]);
+  });
+
   it('a rebuild from steps plus recent events shows each step once', () => {
     seq = 100;
     const events = [

@@ -25,7 +25,15 @@ type SessionMessage = SessionMessageView;
 export type StepStatus = 'running' | 'ok' | 'failed' | 'unknown';
 
 export type TimelineItem =
-  | { kind: 'text'; step: number; time: string; text: string; streaming: boolean }
+  | {
+      kind: 'text';
+      step: number;
+      time: string;
+      text: string;
+      streaming: boolean;
+      /** The model's thinking before its text (reasoning models), shown collapsed. */
+      reasoning?: string | undefined;
+    }
   | {
       kind: 'tool';
       step: number;
@@ -121,8 +129,13 @@ export function itemsFromSteps(run: RunView, steps: readonly RunStepView[]): Map
           text: typeof error.message === 'string' ? error.message : undefined,
           textTranslations: translationsIn(error),
         });
-      } else if (typeof result.text === 'string' && result.text.trim() !== '') {
-        items.set(step.step, { kind: 'text', step: step.step, time, text: result.text, streaming: false });
+      } else {
+        const text = typeof result.text === 'string' ? result.text : '';
+        const reasoning =
+          typeof result.reasoning === 'string' && result.reasoning !== '' ? result.reasoning : undefined;
+        if (text.trim() !== '' || reasoning !== undefined) {
+          items.set(step.step, { kind: 'text', step: step.step, time, text, streaming: false, reasoning });
+        }
       }
     } else if (step.kind === 'tool_call' || step.kind === 'observe') {
       const output = record(result.output);
@@ -197,7 +210,8 @@ export function buildTimeline(
       timeline.lastSeq = Math.max(timeline.lastSeq, event.seq);
       continue;
     }
-    if (step !== undefined && stored.has(step) && event.type === 'run.text') continue;
+    if (step !== undefined && stored.has(step) && (event.type === 'run.text' || event.type === 'run.reasoning'))
+      continue;
     applyEvent(timeline, event, { keepRun: true });
   }
   addMessages(timeline, messages);
@@ -268,6 +282,23 @@ export function applyEvent(timeline: RunTimeline, event: DaemonEvent, options: {
       items.set(text.step, { ...item, text: item.text + text.delta, streaming: true });
     } else if (item === undefined) {
       items.set(text.step, { kind: 'text', step: text.step, time: event.time, text: text.delta, streaming: true });
+    }
+    return true;
+  }
+  const thought = dataOf(event, 'run.reasoning');
+  if (thought) {
+    const item = items.get(thought.step);
+    if (item?.kind === 'text') {
+      items.set(thought.step, { ...item, reasoning: (item.reasoning ?? '') + thought.delta, streaming: true });
+    } else if (item === undefined) {
+      items.set(thought.step, {
+        kind: 'text',
+        step: thought.step,
+        time: event.time,
+        text: '',
+        streaming: true,
+        reasoning: thought.delta,
+      });
     }
     return true;
   }

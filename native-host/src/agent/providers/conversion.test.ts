@@ -42,7 +42,8 @@ const ANTHROPIC_ANSWER = [
   'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\n',
   'event: message_stop\ndata: {"type":"message_stop"}\n\n',
 ].join('');
-const OPENAI_ANSWER = 'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+const OPENAI_ANSWER =
+  'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 
 /** The JSON body a provider sends for `body`, read off an injected fetch. */
 async function sentBody(
@@ -118,7 +119,10 @@ describe('the Anthropic request', () => {
             { type: 'tool_use', id: 't1', name: 'screenshot', input: {} },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'sunny' }] }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'sunny' }] }],
+        },
       ],
     });
     expect((body.messages as { content: unknown[] }[])[1]?.content).toEqual([
@@ -212,7 +216,10 @@ describe('the OpenAI-compatible request', () => {
             { type: 'tool_use', id: 'c1', name: 'screenshot', input: {} },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', toolUseId: 'c1', content: [{ type: 'text', text: 'sunny' }] }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', toolUseId: 'c1', content: [{ type: 'text', text: 'sunny' }] }],
+        },
       ],
     });
     expect((body.messages as unknown[])[2]).toEqual({

@@ -82,7 +82,9 @@ describe('an answer that stops or drops', () => {
       expect(events[0], format).toEqual({ type: 'text_delta', text: 'one' });
       expect(error, format).toBeInstanceOf(AppError);
       expect(error?.code).toBe('TIMEOUT');
-      expect(error?.message).toMatch(/^The (OpenAI-compatible|Anthropic) API stopped sending its answer \(nothing for 0 s\)\.$/);
+      expect(error?.message).toMatch(
+        /^The (OpenAI-compatible|Anthropic) API stopped sending its answer \(nothing for 0 s\)\.$/,
+      );
       expect(isTransientModelError(error)).toBe(true);
     }
   });
@@ -98,7 +100,9 @@ describe('an answer that stops or drops', () => {
   });
 
   it('turns a dropped connection into a transient UNAVAILABLE naming the API', async () => {
-    const { events, error } = await readAll(providerAnswering('anthropic', () => slowStream([anthropicStart], 5, 'error')));
+    const { events, error } = await readAll(
+      providerAnswering('anthropic', () => slowStream([anthropicStart], 5, 'error')),
+    );
     expect(events).toEqual([{ type: 'text_delta', text: 'one' }]);
     expect(error?.code).toBe('UNAVAILABLE');
     expect(error?.message).toContain('The connection to the Anthropic API dropped during the answer (terminated)');

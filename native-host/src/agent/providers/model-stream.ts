@@ -183,7 +183,8 @@ function streamPartError(error: unknown, context: Context): AppError | undefined
     return malformedStream(label, `a \`${type ?? 'chunk'}\` event the format does not allow`, error);
   }
   if (JSONParseError.isInstance(error)) return malformedStream(label, 'a chunk that is not JSON', error);
-  if (InvalidResponseDataError.isInstance(error) && /without a finish reason/.test(error.message)) return endedEarly(label);
+  if (InvalidResponseDataError.isInstance(error) && /without a finish reason/.test(error.message))
+    return endedEarly(label);
   if (error instanceof Error) return malformedStream(label, error.message, error);
   if (typeof error === 'string') return errorEvent({ message: error }, context);
   return errorEvent(asRecord(error), context);
@@ -203,7 +204,8 @@ function failureOf(error: unknown, context: Context): AppError {
     }
   }
   if (APICallError.isInstance(error) && error.cause !== undefined) return failureOf(error.cause, context);
-  if (AISDKError.isInstance(error)) return streamPartError(error, context) ?? malformedStream(context.target.providerLabel, error.message, error);
+  if (AISDKError.isInstance(error))
+    return streamPartError(error, context) ?? malformedStream(context.target.providerLabel, error.message, error);
   return connectionDropped(context.target.providerLabel, error);
 }
 

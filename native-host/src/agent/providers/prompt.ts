@@ -110,7 +110,11 @@ export interface PromptOptions {
  * what counts as "the person's last message" on the server (our notes and the loop's screenshots
  * travel as user messages too) cannot be known here, and too much is ignored where too little fails.
  */
-export function toPrompt(request: ModelRequest, format: WireFormat, options: PromptOptions = {}): LanguageModelV3Prompt {
+export function toPrompt(
+  request: ModelRequest,
+  format: WireFormat,
+  options: PromptOptions = {},
+): LanguageModelV3Prompt {
   const cache = options.cache === true && format === 'anthropic';
   const prompt: LanguageModelV3Prompt = [];
   if (request.system !== undefined && request.system !== '') {
@@ -148,13 +152,11 @@ export function toPrompt(request: ModelRequest, format: WireFormat, options: Pro
 /** The tools as the AI SDK takes them; with caching, a breakpoint after the last definition. */
 export function toTools(request: ModelRequest, options: PromptOptions & { format: WireFormat }) {
   const cache = options.cache === true && options.format === 'anthropic';
-  return request.tools.map(
-    (tool, index): LanguageModelV3FunctionTool => ({
-      type: 'function',
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as LanguageModelV3FunctionTool['inputSchema'],
-      ...(cache && index === request.tools.length - 1 ? { providerOptions: CACHE_POINT } : {}),
-    }),
-  );
+  return request.tools.map((tool, index): LanguageModelV3FunctionTool => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as LanguageModelV3FunctionTool['inputSchema'],
+    ...(cache && index === request.tools.length - 1 ? { providerOptions: CACHE_POINT } : {}),
+  }));
 }

@@ -48,10 +48,7 @@ export function connectionDropped(label: string, error: unknown): AppError {
 export function malformedStream(label: string, what: string, cause?: unknown): AppError {
   return new AppError(
     'UNAVAILABLE',
-    say(
-      `The ${label} API sent a malformed answer (${what}).`,
-      `${label} 接口发送的回答格式有误（${what}）。`,
-    ),
+    say(`The ${label} API sent a malformed answer (${what}).`, `${label} 接口发送的回答格式有误（${what}）。`),
     { details: { transient: true }, ...(cause === undefined ? {} : { cause }) },
   );
 }
@@ -60,10 +57,7 @@ export function malformedStream(label: string, what: string, cause?: unknown): A
 export function endedEarly(label: string): AppError {
   return new AppError(
     'UNAVAILABLE',
-    say(
-      `The ${label} API stream ended before the answer was complete.`,
-      `${label} 接口的回答还没完成，连接就结束了。`,
-    ),
+    say(`The ${label} API stream ended before the answer was complete.`, `${label} 接口的回答还没完成，连接就结束了。`),
     { details: { transient: true } },
   );
 }
