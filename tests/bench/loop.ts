@@ -14,8 +14,12 @@
  * loop overhead of a step is the step minus the replay of its request.
  * Goals: ≤ 20 ms a step without a screenshot, ≤ 150 ms with one (a whole step, model included,
  * should stay under 3 s).
+ * Prompt caching (Anthropic): the cost per step of a 20-step run (claude-sonnet-4-5 prices),
+ * with the fake server keeping a prompt cache as the API does (cache_control breakpoints; reads
+ * and writes reported in the usage) and with it ignoring them, as a server without caching would.
  * Prints medians and ratios; asserts nothing. BENCH_LOOP_STEPS / BENCH_LOOP_SCREEN_STEPS change the
- * number of turns; BENCH_LOOP_CPU_PROF=<dir> makes each daemon write a V8 CPU profile there.
+ * number of turns (BENCH_LOOP_SCREEN_STEPS=0 leaves the screenshot runs out); BENCH_LOOP_CPU_PROF=<dir>
+ * makes each daemon write a V8 CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +36,7 @@ import { formatRow, summarize, type Summary } from './stats.js';
 import { connectWhenUp } from './daemon-up.js';
 
 const PLAIN_STEPS = Number(process.env.BENCH_LOOP_STEPS ?? 200);
+const CACHE_STEPS = 20;
 const SCREEN_STEPS = Number(process.env.BENCH_LOOP_SCREEN_STEPS ?? 100);
 /** First steps left out of the statistics (JIT warm-up, first connections, first screenshot). */
 const WARM_UP_STEPS = 5;
@@ -89,6 +94,9 @@ export async function benchLoop(): Promise<string[]> {
   });
   lines.push('', `Step without a screenshot (todo_write each turn, ${PLAIN_STEPS} turns in one run):`);
   lines.push(...describe(plain, GOAL_PLAIN_MS, 'without a screenshot'));
+
+  lines.push('', ...(await benchPromptCache()));
+  if (SCREEN_STEPS <= 0) return lines;
 
   const server = await startXServer({ width: 1920, height: 1080 });
   try {
@@ -300,6 +308,129 @@ async function measureLoop(options: {
     client.close();
     if (final.state !== 'finished' && daemonErrors !== '') result.error = `${result.error ?? ''}\n${daemonErrors}`;
     return result;
+  } finally {
+    daemon.kill('SIGTERM');
+    await exitOf(daemon);
+    await home.cleanup();
+    await model.close();
+  }
+}
+
+interface CacheRun {
+  state: RunStateName;
+  error: string | undefined;
+  turns: number;
+  costUsd: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** Cost of each model call, in order (from the steps' results). */
+  perCall: number[];
+}
+
+/**
+ * The cost of a 20-step run with and without Anthropic prompt caching: the same daemon, the same
+ * todo_write turns, the fake server keeping a prompt cache or not.
+ */
+async function benchPromptCache(): Promise<string[]> {
+  const cached = await runForCost(true);
+  const uncached = await runForCost(false);
+  const lines = [
+    `Prompt caching, a ${CACHE_STEPS}-step run (todo_write each turn; claude-sonnet-4-5 prices: input $3, cache read $0.30, cache write $3.75, output $15 a million):`,
+  ];
+  for (const [label, run] of [
+    ['without caching', uncached],
+    ['with caching   ', cached],
+  ] as const) {
+    if (run.state !== 'finished') {
+      lines.push(`  ${label}: the run ended ${run.state}: ${run.error ?? '(no reason given)'} — no numbers`);
+      continue;
+    }
+    const steps = Math.max(1, run.perCall.length);
+    lines.push(
+      `  ${label}: $${(run.costUsd / steps).toFixed(5)} a step ($${run.costUsd.toFixed(4)} for ${steps} model calls); ` +
+        `input ${Math.round(run.input / steps)} tokens a step, of them cache read ${Math.round(run.cacheRead / steps)}, ` +
+        `written ${Math.round(run.cacheWrite / steps)}; output ${Math.round(run.output / steps)}`,
+    );
+    const last = run.perCall.slice(-5);
+    lines.push(
+      `    per call: first $${(run.perCall[0] ?? 0).toFixed(5)}, last five ${last.map((cost) => `$${cost.toFixed(5)}`).join(' ')}`,
+    );
+  }
+  if (cached.state === 'finished' && uncached.state === 'finished' && uncached.costUsd > 0) {
+    lines.push(
+      `  caching costs ${((100 * cached.costUsd) / uncached.costUsd).toFixed(0)} % of not caching over the run ` +
+        `(${(uncached.costUsd / Math.max(cached.costUsd, 1e-12)).toFixed(1)}× cheaper)`,
+    );
+  }
+  return lines;
+}
+
+async function runForCost(promptCache: boolean): Promise<CacheRun> {
+  let turn = 0;
+  const answer = (request: RecordedRequest): ScriptedTurn => {
+    const body = request.body as { tools?: unknown[] };
+    if (!Array.isArray(body.tools) || body.tools.length === 0) return { kind: 'text', text: 'Summary: working.' };
+    turn += 1;
+    if (turn > CACHE_STEPS) return { kind: 'text', text: 'Done.' };
+    return {
+      kind: 'tool_calls',
+      text: `Step ${turn}: updating the plan.`,
+      calls: [
+        {
+          name: 'todo_write',
+          input: {
+            items: [
+              { id: '1', content: 'Read the brief', status: 'completed' },
+              { id: '2', content: `Work on step ${turn}`, status: 'in_progress' },
+            ],
+          },
+        },
+      ],
+    };
+  };
+  const model = await startFakeModelServer(answer, { promptCache });
+  const home = makeHome('nx-bench-cache-');
+  const env: NodeJS.ProcessEnv = {
+    ...home.env,
+    NEXTAI_HOME: home.dir,
+    NEXTAI_LOG_LEVEL: 'warn',
+    ANTHROPIC_BASE_URL: model.anthropicBaseUrl,
+    ANTHROPIC_API_KEY: 'bench',
+  };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  const daemon = spawnDaemon(env);
+  daemon.stdout?.resume();
+  daemon.stderr?.resume();
+  try {
+    const client = await connectWhenUp(home.dir);
+    const { run } = await client.peer.request('runs.start', {
+      goal: 'Benchmark prompt caching: update the plan with todo_write every turn, as told.',
+      limits: { max_steps: CACHE_STEPS + 10, max_tokens: 1_000_000_000, max_cost_usd: 1_000_000 },
+    });
+    const deadline = Date.now() + 120_000;
+    let final = (await client.peer.request('runs.get', { id: run.id })).run;
+    while (!ENDED_RUN_STATES.includes(final.state) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      final = (await client.peer.request('runs.get', { id: run.id })).run;
+    }
+    const { steps } = await client.peer.request('runs.get', { id: run.id, steps: true });
+    client.close();
+    return {
+      state: final.state,
+      error: final.error?.message,
+      turns: final.turns,
+      costUsd: final.usage.cost_usd,
+      input: final.usage.input_tokens,
+      output: final.usage.output_tokens,
+      cacheRead: final.usage.cache_read_tokens ?? 0,
+      cacheWrite: final.usage.cache_write_tokens ?? 0,
+      perCall: (steps ?? [])
+        .filter((step) => step.kind === 'model_call' && (step.result as { ok?: boolean } | null)?.ok === true)
+        .map((step) => Number((step.result as { cost_usd?: number }).cost_usd ?? 0)),
+    };
   } finally {
     daemon.kill('SIGTERM');
     await exitOf(daemon);

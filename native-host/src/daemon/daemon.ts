@@ -363,7 +363,8 @@ export class Daemon {
       projectId: (name) => policy.project(name).id,
       approvals: this.approvals,
       images: blobs,
-      systemPrompt: (run) => buildSystemPrompt({ platform, project: run.project, now: new Date(), homeDir }),
+      systemPrompt: (run) =>
+        buildSystemPrompt({ platform, project: run.project, started: new Date(run.createdAt), homeDir }),
       // Set just below; read only when a run starts or resumes.
       emergency: () => this.emergency.state(),
       log: log.child('runs'),
