@@ -15,8 +15,12 @@ const request: ModelRequest = {
   messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
 };
 
-/** A body that sends `chunks` at `everyMs` apart and then stays open (a stalled server), or errors. */
-function slowStream(chunks: string[], everyMs: number, end: 'open' | 'error' = 'open'): ReadableStream<Uint8Array> {
+/** A body that sends `chunks` at `everyMs` apart and then stays open (a stalled server), errors or ends. */
+function slowStream(
+  chunks: string[],
+  everyMs: number,
+  end: 'open' | 'error' | 'close' = 'open',
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let index = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -29,6 +33,8 @@ function slowStream(chunks: string[], everyMs: number, end: 'open' | 'error' = '
           timer = setTimeout(next, everyMs);
         } else if (end === 'error') {
           controller.error(new TypeError('terminated'));
+        } else if (end === 'close') {
+          controller.close();
         }
       };
       next();
@@ -119,6 +125,29 @@ describe('an answer that stops or drops', () => {
     );
     expect(error).toBe(reason);
     expect(isTransientModelError(error)).toBe(false);
+  });
+});
+
+describe('usage', () => {
+  it('is estimated from the characters when the server sends none, so that token limits still apply', async () => {
+    const body = () =>
+      slowStream(
+        [
+          chunk('x'.repeat(400)),
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+          'data: [DONE]\n\n',
+        ],
+        1,
+        'close',
+      );
+    const { events, error } = await readAll(providerAnswering('openai', body));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      stopReason: 'end_turn',
+      // 400 characters out; "Hello" in (the request's text, a quarter token a character).
+      usage: { inputTokens: 2, outputTokens: 100, estimated: true },
+    });
   });
 });
 

@@ -135,7 +135,7 @@ function usageOf(usage: LanguageModelV3Usage, estimate: () => { input: number; o
   const cacheRead = positive(usage.inputTokens.cacheRead);
   const cacheWrite = positive(usage.inputTokens.cacheWrite);
   const reasoning = positive(usage.outputTokens.reasoning);
-  const known = usage.inputTokens.total !== undefined || usage.outputTokens.total !== undefined;
+  const known = usage.inputTokens.total !== undefined && usage.outputTokens.total !== undefined;
   const guess = known ? undefined : estimate();
   return {
     inputTokens: usage.inputTokens.total ?? guess?.input ?? 0,
