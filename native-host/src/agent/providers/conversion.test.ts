@@ -45,15 +45,17 @@ const ANTHROPIC_ANSWER = [
 const OPENAI_ANSWER =
   'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 
-/** The JSON body a provider sends for `body`, read off an injected fetch. */
+/** The JSON body a provider sends for `body`, read off an injected fetch (and its headers, into `headers`). */
 async function sentBody(
   make: (options: ProviderOptions) => ModelProvider,
   body: ModelRequest,
+  headers: Headers[] = [],
 ): Promise<Record<string, unknown>> {
   const bodies: string[] = [];
   const answer = make === anthropic ? ANTHROPIC_ANSWER : OPENAI_ANSWER;
   const fetch = ((_url: string, init: RequestInit) => {
     bodies.push(String(init.body));
+    headers.push(new Headers(init.headers));
     return Promise.resolve(new Response(answer, { headers: { 'content-type': 'text/event-stream' } }));
   }) as typeof globalThis.fetch;
   for await (const event of make({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch }).stream(body)) void event;
@@ -104,6 +106,14 @@ describe('the Anthropic request', () => {
         },
       ],
     });
+  });
+
+  it('asks for no beta: tool input whole at the end (no eager_input_streaming), no strict tools', async () => {
+    const headers: Headers[] = [];
+    const body = await sentBody(anthropic, { ...request, model: 'claude-sonnet-4-5' }, headers);
+    expect(headers[0]?.get('anthropic-beta')).toBeNull();
+    expect(headers[0]?.get('anthropic-version')).toBe('2023-06-01');
+    expect(JSON.stringify(body.tools)).not.toMatch(/eager_input_streaming|strict/);
   });
 
   it('sends thinking and redacted thinking back exactly as they came, signature included', async () => {
