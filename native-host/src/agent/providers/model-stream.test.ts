@@ -95,6 +95,25 @@ describe('an answer that stops or drops', () => {
     }
   });
 
+  it('is complete at its end ([DONE], message_stop) even when the server keeps the body open after it', async () => {
+    const finish = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`;
+    const stop =
+      'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    for (const [format, chunks] of [
+      // [DONE] split across two chunks, CRLF line ends.
+      ['openai', [chunk('one'), finish, 'data: [DO', 'NE]\r\n\r\n']],
+      ['anthropic', [anthropicStart, stop]],
+    ] as const) {
+      const { events, error } = await readAll(
+        providerAnswering(format, () => slowStream([...chunks], 5), { streamIdleMs: 5000, callDeadlineMs: 10_000 }),
+      );
+      expect(error, format).toBeUndefined();
+      expect(events.at(-1), format).toMatchObject({ type: 'done', stopReason: 'end_turn' });
+    }
+  });
+
   it('keeps reading while parts keep coming, however long the whole answer takes', async () => {
     const chunks = Array.from({ length: 12 }, (_, index) => chunk(String(index)));
     const { events, error } = await readAll(

@@ -263,7 +263,7 @@ export async function* streamModelCall(
     policy,
     target,
     onResponse: () => idle.arm(),
-    jsonAsStream: call.format === 'openai',
+    chatCompletions: call.format === 'openai',
   });
   const model = call.model(fetch);
 
@@ -356,6 +356,9 @@ export async function* streamModelCall(
           // stream-start, response-metadata, text-start/end, tool-input-*: nothing the loop needs.
           break;
       }
+      // Anthropic's answer is complete at `message_stop`: a server that keeps the body open after
+      // it is not waited for (chat completions end at `[DONE]`, endAtDone).
+      if (finish !== undefined && call.format === 'anthropic') break;
     }
   } catch (error) {
     // A pause, a stop or the deadline (the caller's reason), or the idle limit: said as such.

@@ -1,7 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
 import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RequestTarget, type RetryPolicy } from './retry.js';
-import { jsonAnswerAsEvents } from './sse.js';
+import { endAtDone, jsonAnswerAsEvents } from './sse.js';
 
 export interface ProviderOptions {
   /** Without a trailing slash, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
@@ -60,8 +60,11 @@ export interface CallTransport {
   target: RequestTarget;
   /** Called once the response's headers have arrived: from then on the idle limit applies. */
   onResponse: () => void;
-  /** A chat-completions server that answers a streamed request with one JSON body is read as a stream. */
-  jsonAsStream?: boolean;
+  /**
+   * Chat completions: a server that answers a streamed request with one JSON body is read as a
+   * stream, and a stream ends at its `data: [DONE]` line.
+   */
+  chatCompletions?: boolean;
 }
 
 /**
@@ -87,8 +90,8 @@ export function modelFetch(options: ProviderOptions, transport: CallTransport): 
       },
     );
     transport.onResponse();
+    if (!transport.chatCompletions) return response;
     const type = response.headers.get('content-type') ?? '';
-    if (transport.jsonAsStream && /\bapplication\/json\b/i.test(type)) return jsonAnswerAsEvents(response);
-    return response;
+    return /\bapplication\/json\b/i.test(type) ? jsonAnswerAsEvents(response) : endAtDone(response);
   };
 }

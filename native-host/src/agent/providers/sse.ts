@@ -84,3 +84,38 @@ export async function jsonAnswerAsEvents(response: Response): Promise<Response> 
     headers: { 'content-type': 'text/event-stream' },
   });
 }
+
+/** The `data: [DONE]` line that ends a chat-completions stream (CRLF or LF). */
+const DONE_LINE = /(?:^|[\r\n])data: ?\[DONE\][\r\n]/;
+
+/**
+ * A chat-completions stream that ends at its `data: [DONE]` line: a server that keeps the body
+ * open after it is not waited for (the SDK reads on to the end of the body). The bytes pass as
+ * they come.
+ */
+export function endAtDone(response: Response): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  // The end of what came before: the line may arrive split across chunks.
+  let tail = '';
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(value);
+      const text = tail + decoder.decode(value, { stream: true });
+      if (DONE_LINE.test(text)) {
+        controller.close();
+        void reader.cancel().catch(() => undefined);
+        return;
+      }
+      tail = text.slice(-16);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
