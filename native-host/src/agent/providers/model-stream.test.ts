@@ -114,6 +114,21 @@ describe('an answer that stops or drops', () => {
     }
   });
 
+  it('reads the text an Anthropic content_block_start already carries', async () => {
+    const start = anthropicStart.replace(
+      '"content_block":{"type":"text","text":""}',
+      '"content_block":{"type":"text","text":"Hi, "}',
+    );
+    const stop =
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const { events } = await readAll(providerAnswering('anthropic', () => slowStream([start, stop], 1, 'close')));
+    expect(events.filter((event) => event.type === 'text_delta')).toEqual([
+      { type: 'text_delta', text: 'Hi, ' },
+      { type: 'text_delta', text: 'one' },
+    ]);
+  });
+
   it('keeps reading while parts keep coming, however long the whole answer takes', async () => {
     const chunks = Array.from({ length: 12 }, (_, index) => chunk(String(index)));
     const { events, error } = await readAll(

@@ -118,6 +118,21 @@ function thinkingOf(metadata: SharedV3ProviderMetadata | undefined): Partial<Rea
   };
 }
 
+/**
+ * Text an Anthropic `content_block_start` already carries (servers that speak the format may send
+ * a text block's start with its text; the SDK reads only the deltas).
+ */
+function startingText(raw: unknown): string | undefined {
+  const value = asRecord(raw);
+  const block = asRecord(value.content_block);
+  return value.type === 'content_block_start' &&
+    block.type === 'text' &&
+    typeof block.text === 'string' &&
+    block.text !== ''
+    ? block.text
+    : undefined;
+}
+
 /** The refusal words in a raw chat-completions chunk (OpenAI's `delta.refusal`). */
 function refusalIn(raw: unknown): string | undefined {
   const choices = asRecord(raw).choices;
@@ -270,7 +285,7 @@ export async function* streamModelCall(
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   const open = new Map<string, ReasoningBlock>();
   let finish: Extract<LanguageModelV3StreamPart, { type: 'finish' }> | undefined;
-  // OpenAI's refusal comes as text parts: the raw chunks say which.
+  // OpenAI's refusal comes as text parts: the raw chunks say which (and hold Anthropic's starting text).
   const refusalPieces: string[] = [];
   let refusal = '';
   let streamedChars = 0;
@@ -280,7 +295,7 @@ export async function* streamModelCall(
       tools: toTools(request, { format: call.format, cache: call.cache === true }),
       maxOutputTokens: request.maxTokens,
       abortSignal: signal,
-      includeRawChunks: call.format === 'openai',
+      includeRawChunks: true,
       ...(call.providerOptions ? { providerOptions: call.providerOptions } : {}),
     });
     // Abandoned on an abort: its stream, should it come, is closed.
@@ -295,8 +310,17 @@ export async function* streamModelCall(
       if (next.done) break;
       const part = next.value;
       if (part.type === 'raw') {
-        const piece = refusalIn(part.rawValue);
-        if (piece !== undefined) refusalPieces.push(piece);
+        if (call.format === 'openai') {
+          const piece = refusalIn(part.rawValue);
+          if (piece !== undefined) refusalPieces.push(piece);
+        } else {
+          const text = startingText(part.rawValue);
+          if (text !== undefined) {
+            streamedChars += text.length;
+            yield { type: 'text_delta', text };
+          }
+        }
+        // Not progress: Anthropic's pings come this way too.
         continue;
       }
       idle.arm();
