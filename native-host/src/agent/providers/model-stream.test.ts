@@ -114,6 +114,20 @@ describe('an answer that stops or drops', () => {
     }
   });
 
+  it('takes an Anthropic message_delta without usage (servers that speak the format), its stop reason included', async () => {
+    const stop =
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"max_tokens"}}\n\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const { events, error } = await readAll(
+      providerAnswering('anthropic', () => slowStream([anthropicStart, stop], 1, 'close')),
+    );
+    expect(error).toBeUndefined();
+    expect(events).toMatchObject([
+      { type: 'text_delta', text: 'one' },
+      { type: 'done', stopReason: 'max_tokens' },
+    ]);
+  });
+
   it('reads the text an Anthropic content_block_start already carries', async () => {
     const start = anthropicStart.replace(
       '"content_block":{"type":"text","text":""}',

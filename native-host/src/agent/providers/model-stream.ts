@@ -63,11 +63,15 @@ const ANTHROPIC_EVENTS = new Set([
 const ANTHROPIC_CORE_BLOCKS = new Set(['text', 'thinking', 'redacted_thinking', 'tool_use']);
 const ANTHROPIC_CORE_DELTAS = new Set(['text_delta', 'thinking_delta', 'signature_delta', 'input_json_delta']);
 
-/** Whether an event the SDK refused is one Anthropic may add later (skipped) rather than a broken one. */
-function isLaterAnthropicEvent(value: Record<string, unknown>): boolean {
+/**
+ * Whether an event the SDK refused may be skipped: one Anthropic may add later, or a message's
+ * start or end in a shape it does not take (servers that speak the format leave usage out): they
+ * carry no part of the answer, and its stop reason is read from the raw event (anthropicStop).
+ */
+function isSkippableAnthropicEvent(value: Record<string, unknown>): boolean {
   const type = value.type;
   if (typeof type !== 'string') return false;
-  if (!ANTHROPIC_EVENTS.has(type)) return true;
+  if (!ANTHROPIC_EVENTS.has(type) || type === 'message_start' || type === 'message_delta') return true;
   const inner =
     type === 'content_block_start'
       ? { kind: asRecord(value.content_block).type, core: ANTHROPIC_CORE_BLOCKS }
@@ -133,6 +137,18 @@ function startingText(raw: unknown): string | undefined {
     : undefined;
 }
 
+/** The stop reason and its explanation in a raw Anthropic `message_delta`. */
+function anthropicStop(raw: unknown): { reason?: string; explanation?: string } | undefined {
+  const value = asRecord(raw);
+  if (value.type !== 'message_delta') return undefined;
+  const delta = asRecord(value.delta);
+  const explanation = asRecord(delta.stop_details).explanation;
+  return {
+    ...(typeof delta.stop_reason === 'string' ? { reason: delta.stop_reason } : {}),
+    ...(typeof explanation === 'string' ? { explanation } : {}),
+  };
+}
+
 /** The refusal words in a raw chat-completions chunk (OpenAI's `delta.refusal`). */
 function refusalIn(raw: unknown): string | undefined {
   const choices = asRecord(raw).choices;
@@ -193,7 +209,7 @@ function streamPartError(error: unknown, context: Context): AppError | undefined
     if (typeof value.error === 'object' && value.error !== null) return errorEvent(asRecord(value.error), context);
     if (typeof value.error === 'string') return errorEvent({ message: value.error }, context);
     const type = typeof value.type === 'string' ? value.type : undefined;
-    const later = context.format === 'anthropic' ? isLaterAnthropicEvent(value) : !('choices' in value);
+    const later = context.format === 'anthropic' ? isSkippableAnthropicEvent(value) : !('choices' in value);
     if (later) return undefined;
     return malformedStream(label, `a \`${type ?? 'chunk'}\` event the format does not allow`, error);
   }
@@ -289,6 +305,8 @@ export async function* streamModelCall(
   const refusalPieces: string[] = [];
   let refusal = '';
   let streamedChars = 0;
+  /** Anthropic's stop reason as sent: the SDK's, unless it refused the event that carried it. */
+  let stop: ReturnType<typeof anthropicStop>;
   try {
     const started = model.doStream({
       prompt: toPrompt(request, call.format, { cache: call.cache === true }),
@@ -314,6 +332,7 @@ export async function* streamModelCall(
           const piece = refusalIn(part.rawValue);
           if (piece !== undefined) refusalPieces.push(piece);
         } else {
+          stop = anthropicStop(part.rawValue) ?? stop;
           const text = startingText(part.rawValue);
           if (text !== undefined) {
             streamedChars += text.length;
@@ -411,9 +430,9 @@ export async function* streamModelCall(
     };
     return;
   }
-  const stopReason = anthropicStopReason(finish.finishReason.raw);
+  const stopReason = anthropicStopReason(finish.finishReason.raw ?? stop?.reason);
   const details = asRecord(asRecord(finish.providerMetadata?.anthropic).stopDetails);
-  const explanation = typeof details.explanation === 'string' ? details.explanation : undefined;
+  const explanation = typeof details.explanation === 'string' ? details.explanation : stop?.explanation;
   yield {
     type: 'done',
     stopReason,
