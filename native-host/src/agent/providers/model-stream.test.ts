@@ -128,6 +128,16 @@ describe('an answer that stops or drops', () => {
     ]);
   });
 
+  it('says an Anthropic error sent as the first event as the server’s, transient for an overload', async () => {
+    const overloaded =
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const { events, error } = await readAll(providerAnswering('anthropic', () => slowStream([overloaded], 1, 'close')));
+    expect(events).toEqual([]);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', details: { cause: 'server', type: 'overloaded_error' } });
+    expect(error?.message).toMatch(/overloaded_error during the answer: Overloaded/);
+    expect(isTransientModelError(error)).toBe(true);
+  });
+
   it('reads the text an Anthropic content_block_start already carries', async () => {
     const start = anthropicStart.replace(
       '"content_block":{"type":"text","text":""}',
