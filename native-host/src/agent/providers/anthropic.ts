@@ -1,6 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 
-import { streamModelCall } from './model-stream.js';
+import { callFetch, sdkModel, streamModelCall } from './model-stream.js';
 import { joinUrl, type ProviderOptions } from './provider-options.js';
 import type { ModelEvent, ModelProvider, ModelRequest, StreamOptions } from './types.js';
 
@@ -40,12 +40,13 @@ export class AnthropicProvider implements ModelProvider {
         options: this.options,
         target: { providerLabel: 'Anthropic', apiKeyEnvironment: 'ANTHROPIC_API_KEY', apiKey },
         // No key (a local server): none is sent (modelFetch); the SDK would look in the environment.
-        model: (fetch) =>
+        model: sdkModel(`anthropic ${baseUrl} ${apiKey ?? ''} ${request.model}`, () =>
           createAnthropic({
             baseURL: joinUrl(baseUrl, '/v1'),
             apiKey: apiKey ?? 'none',
-            fetch: withoutUnusedBeta(fetch),
+            fetch: withoutUnusedBeta(callFetch),
           }).languageModel(request.model),
+        ),
         // Tool arguments arrive whole at the block's end, as the loop uses them: no partial-JSON
         // streaming (`eager_input_streaming`), which servers that speak the format may not know.
         providerOptions: { anthropic: { toolStreaming: false } },

@@ -37,11 +37,39 @@ export interface ModelCall {
   format: WireFormat;
   options: ProviderOptions;
   target: Omit<RequestTarget, 'model'>;
-  /** The SDK's model for this call, given the fetch it must use. */
-  model: (send: typeof globalThis.fetch) => LanguageModelV3;
+  /** The SDK's model (sdkModel), made with callFetch as its fetch. */
+  model: LanguageModelV3;
   providerOptions?: SharedV3ProviderOptions;
   /** Anthropic prompt caching (prompt.ts). */
   cache?: boolean;
+}
+
+/** Each call's own fetch (modelFetch), by the call's signal, which the SDK passes to its fetch. */
+const transports = new WeakMap<AbortSignal, typeof globalThis.fetch>();
+
+/**
+ * The fetch the SDK's models are made with: the one of the call the request belongs to. The models
+ * are kept (sdkModel) — making one builds its schemas, a few milliseconds a call — so their fetch
+ * cannot be the call's own.
+ */
+export const callFetch: typeof globalThis.fetch = (input, init) => {
+  const send = init?.signal ? transports.get(init.signal) : undefined;
+  return send ? send(input, init) : Promise.reject(new Error('A model request was made outside a model call.'));
+};
+
+const models = new Map<string, LanguageModelV3>();
+const MAX_MODELS = 8;
+
+/** The SDK model for `key` (provider, endpoint, key and model name), made once by `make`. */
+export function sdkModel(key: string, make: () => LanguageModelV3): LanguageModelV3 {
+  let model = models.get(key);
+  if (model === undefined) {
+    model = make();
+    // The oldest goes: a person switches models rarely, and each holds only its settings.
+    if (models.size >= MAX_MODELS) models.delete(models.keys().next().value as string);
+    models.set(key, model);
+  }
+  return model;
 }
 
 /** The event types of Anthropic's Messages stream: anything else is skipped, as its documentation asks. */
@@ -290,13 +318,16 @@ export async function* streamModelCall(
   const idle = new IdleLimit(policy.streamIdleMs, target.providerLabel);
   const signal = AbortSignal.any([deadline.signal, idle.signal]);
   const aborted = whenAborted(signal);
-  const fetch = modelFetch(call.options, {
-    policy,
-    target,
-    onResponse: () => idle.arm(),
-    chatCompletions: call.format === 'openai',
-  });
-  const model = call.model(fetch);
+  transports.set(
+    signal,
+    modelFetch(call.options, {
+      policy,
+      target,
+      onResponse: () => idle.arm(),
+      chatCompletions: call.format === 'openai',
+    }),
+  );
+  const model = call.model;
 
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   const open = new Map<string, ReasoningBlock>();
@@ -409,6 +440,7 @@ export async function* streamModelCall(
     if (idle.signal.aborted) throw idle.signal.reason;
     throw failureOf(error, context);
   } finally {
+    transports.delete(signal);
     idle.stop();
     deadline.done();
     // Closes the connection when the answer was left early (a no-op after its end).

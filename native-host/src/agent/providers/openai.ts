@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3Usage } from '@ai-sdk/provider';
 
-import { streamModelCall } from './model-stream.js';
+import { callFetch, sdkModel, streamModelCall } from './model-stream.js';
 import { asRecord, type ProviderOptions } from './provider-options.js';
 import type { ModelEvent, ModelProvider, ModelRequest, StreamOptions } from './types.js';
 
@@ -59,7 +59,7 @@ export class OpenAiProvider implements ModelProvider {
         format: 'openai',
         options: this.options,
         target: { providerLabel: 'OpenAI-compatible', apiKeyEnvironment: 'OPENAI_API_KEY', apiKey },
-        model: (fetch) =>
+        model: sdkModel(`openai ${baseUrl} ${apiKey ?? ''} ${request.model}`, () =>
           createOpenAICompatible({
             name: 'compatible',
             baseURL: baseUrl,
@@ -74,8 +74,9 @@ export class OpenAiProvider implements ModelProvider {
               const { max_tokens: limit, ...rest } = body;
               return { ...rest, max_completion_tokens: limit };
             },
-            fetch,
+            fetch: callFetch,
           }).languageModel(request.model),
+        ),
       },
       request,
       options.signal,
