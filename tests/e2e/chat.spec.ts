@@ -46,12 +46,12 @@ async function openChat(
   script: ScriptedTurn[],
   locale: 'en-US' | 'zh-CN' = 'en-US',
   extraEnv: NodeJS.ProcessEnv = {},
-  options: { model?: boolean } = {},
+  options: { model?: boolean; promptCache?: boolean } = {},
 ): Promise<Page> {
   home = makeHome();
   // Someone who has been through the first-run wizard: the panel opens on the chat.
   fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ ui: { setup_done: true } }), { mode: 0o600 });
-  server = await startFakeModelServer(script);
+  server = await startFakeModelServer(script, { promptCache: options.promptCache });
   const env: NodeJS.ProcessEnv = { ...home.env, ...extraEnv };
   // Without a model, the daemon has no provider configured at all.
   if (options.model === false) {
@@ -187,16 +187,25 @@ test('a chat that runs a tool and streams an answer: tool card, markdown, sessio
 });
 
 test('the model’s thinking shows collapsed before its words and opens on a click, after a reload too', async () => {
-  const panel = await openChat([
-    {
-      kind: 'tool_calls',
-      reasoning: 'The person wants the OS. The system_info tool says it.',
-      calls: [{ name: 'system_info', input: { categories: ['os'] } }],
-    },
-    { kind: 'text', reasoning: 'It reported Linux.', text: 'This machine runs **Linux**.' },
-  ]);
+  const panel = await openChat(
+    [
+      {
+        kind: 'tool_calls',
+        reasoning: 'The person wants the OS. The system_info tool says it.',
+        calls: [{ name: 'system_info', input: { categories: ['os'] } }],
+      },
+      { kind: 'text', reasoning: 'It reported Linux.', text: 'This machine runs **Linux**.' },
+    ],
+    'en-US',
+    {},
+    { promptCache: true },
+  );
   await send(panel, 'Which OS is this?');
   await expect(panel.getByTestId('run')).toHaveAttribute('data-state', 'finished', { timeout: 60_000 });
+  // The tokens it used, the part its second call read from the prompt cache among them.
+  await expect(panel.getByTestId('run-end-tokens')).toHaveText(
+    /^tokens in: [\d.]+K? \([\d.]+K? from the cache\) · out: \d+$/,
+  );
   const thoughts = panel.getByTestId('agent-reasoning');
   await expect(thoughts).toHaveCount(2);
   // Collapsed: the label, not the words.

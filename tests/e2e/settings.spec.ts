@@ -212,6 +212,21 @@ test('the model page at 360 px: DeepSeek chosen, the model picked from the list 
   await expect(form.getByTestId('model-list-status')).toContainText('This server does not list its models');
   await form.getByLabel('Model', { exact: true }).fill('typed-by-hand');
   await expect(form.getByLabel('Model', { exact: true })).toHaveValue('typed-by-hand');
+
+  // Azure OpenAI: the address holds the person's resource, so it is shown (not under Advanced),
+  // and a test with the part to fill in left as it was says what to change, sending nothing.
+  await form.getByLabel('Provider').selectOption('azure');
+  await expect(form.getByLabel('Base URL')).toBeVisible();
+  await expect(form.getByLabel('Base URL')).toHaveValue('https://YOUR-RESOURCE.openai.azure.com/openai/v1');
+  await expect(form.getByTestId('base-url-hint')).toHaveText(
+    'Replace YOUR-RESOURCE with the name of your Azure OpenAI resource. The model is the name of your deployment.',
+  );
+  await form.getByLabel('API key').fill(GOOD_KEY);
+  await form.getByTestId('model-save').click();
+  await expect(form.getByRole('alert').or(form.getByTestId('model-test-result'))).toContainText(
+    'Replace YOUR-RESOURCE in the model base URL',
+  );
+  await panel.screenshot({ path: 'test-results/settings-model-azure-360-en.png', fullPage: true });
 });
 
 test('settings pages: safety lists and the permission level persist, a project policy is edited, and the language switches to 中文 at once', async () => {

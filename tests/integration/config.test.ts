@@ -107,7 +107,7 @@ describe('nextai config', () => {
     expect(got.code, got.stderr).toBe(0);
     expect(got.stdout).not.toContain(KEY);
     expect(got.stdout).toMatch(/model\.provider\s+anthropic\s+environment \(ANTHROPIC_API_KEY is set\)/);
-    expect(got.stdout).toMatch(/model\.name\s+claude-sonnet-4-5\s+default/);
+    expect(got.stdout).toMatch(/model\.name\s+claude-sonnet-4-6\s+default/);
     expect(got.stdout).toMatch(/model\.base_url\s+http:\/\/127\.0\.0\.1:9\s+environment \(ANTHROPIC_BASE_URL\)/);
     expect(got.stdout).toMatch(/model\.api_key\s+sk-…1234\s+environment \(ANTHROPIC_API_KEY\)/);
     expect(fs.existsSync(path.join(home.dir, 'config.json'))).toBe(false);

@@ -361,3 +361,113 @@ describe('stop reasons, each as its provider sends it', () => {
     expect(done(events)).toMatchObject({ stopReason: 'refusal', refusal: 'I’m sorry, but I can’t help with that.' });
   });
 });
+
+describe('bad input from a server: a clear error or a retry, never a hang, a crash or a cut answer', () => {
+  const chunk = (data: object) => `data: ${JSON.stringify(data)}\n\n`;
+  const anthropicEvent = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  const messageStart = anthropicEvent({
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'fake-model',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 5, output_tokens: 1 },
+    },
+  } as { type: string });
+
+  it.each<[Format, string]>([
+    [
+      'openai',
+      chunk({ id: 'c', choices: [{ index: 0, delta: { content: 'Hi' } }] }) +
+        'data: {"id":"c","choices":[{"index":0,"delta":{"content":" th\n\n' +
+        'data: [DONE]\n\n',
+    ],
+    [
+      'anthropic',
+      messageStart +
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_del\n\n',
+    ],
+  ])('%s: a chunk that is not JSON is a transient failure that says so (asked for again)', async (format, body) => {
+    server.push({ kind: 'replay', body });
+    const failure = await collect(providerFor(format)).catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('a chunk that is not JSON'),
+    });
+    expect(isTransientModelError(failure)).toBe(true);
+  });
+
+  it.each<[Format, string, RegExp]>([
+    [
+      'openai',
+      chunk({
+        id: 'c',
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { arguments: '{}' } }] },
+          },
+        ],
+      }) +
+        chunk({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }) +
+        'data: [DONE]\n\n',
+      /malformed answer \(Expected 'function\.name' to be a string/,
+    ],
+    [
+      'anthropic',
+      messageStart +
+        anthropicEvent({
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 't1', input: {} },
+        } as { type: string }) +
+        anthropicEvent({ type: 'content_block_stop', index: 0 } as { type: string }) +
+        anthropicEvent({ type: 'message_stop' }),
+      /malformed answer \(a `content_block_start` event the format does not allow\)/,
+    ],
+  ])('%s: a tool call with no name is a malformed answer, not a call to run', async (format, body, message) => {
+    server.push({ kind: 'replay', body });
+    const failure = await collect(providerFor(format)).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(message) });
+    expect(isTransientModelError(failure)).toBe(true);
+  });
+
+  it.each<Format>(['openai', 'anthropic'])(
+    '%s: a web page with HTTP 200 (a sign-in page, a wrong base URL) says so with its title, and is not asked for again',
+    async (format) => {
+      server.push({
+        kind: 'replay',
+        contentType: 'text/html; charset=utf-8',
+        body: `<!doctype html><html><head><title>Sign in to the\n  Wi-Fi</title></head><body>${'x'.repeat(100_000)}</body></html>`,
+      });
+      const failure = await collect(providerFor(format)).catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(
+          /answered with a web page \("Sign in to the Wi-Fi"\), not the .* API\. Check the model base URL/,
+        ),
+      });
+      expect(isTransientModelError(failure)).toBe(false);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it('a 10 MB line of text arrives whole', async () => {
+    const big = 'x'.repeat(10 * 1024 * 1024);
+    server.push({
+      kind: 'replay',
+      body:
+        chunk({ id: 'c', choices: [{ index: 0, delta: { content: big } }] }) +
+        chunk({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+        'data: [DONE]\n\n',
+    });
+    const events = await collect(providerFor('openai'));
+    const received = events.map((event) => (event.type === 'text_delta' ? event.text : '')).join('');
+    expect(received.length).toBe(big.length);
+    expect(events.at(-1)).toMatchObject({ type: 'done', stopReason: 'end_turn' });
+  });
+});

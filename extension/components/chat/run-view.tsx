@@ -217,6 +217,7 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
   ];
   if (Number.isFinite(took) && took >= 0) parts.push(formatDuration(took));
   const noAnswer = withoutAnswer(run, t);
+  const tokens = tokenLine(run.usage, t);
   return (
     <div
       className={`run-end run-end-${noAnswer ? 'no-answer' : run.state}`}
@@ -224,6 +225,11 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
       data-result-kind={run.result_kind}
     >
       <p className="run-end-line">{parts.join(' · ')}</p>
+      {tokens && (
+        <p className="run-end-tokens" data-testid="run-end-tokens">
+          {tokens}
+        </p>
+      )}
       {noAnswer && (
         <p className="run-no-answer" data-testid="run-no-answer" role="status">
           {noAnswer}
@@ -238,6 +244,24 @@ function RunEnd({ timeline, t }: { timeline: RunTimeline; t: Translate }) {
       )}
     </div>
   );
+}
+
+/**
+ * The tokens a run used, with the parts a person pays less for (read from the prompt cache) or
+ * does not see (the model's thinking); undefined before any were counted.
+ */
+function tokenLine(usage: RunView['usage'], t: Translate): string | undefined {
+  if (usage.input_tokens + usage.output_tokens === 0) return undefined;
+  const count = new Intl.NumberFormat(t.locale, { notation: 'compact', maximumFractionDigits: 1 });
+  const cached = usage.cache_read_tokens ?? 0;
+  const thinking = usage.reasoning_tokens ?? 0;
+  const input = cached
+    ? t('chatTokensInCached', { count: count.format(usage.input_tokens), cached: count.format(cached) })
+    : t('chatTokensIn', { count: count.format(usage.input_tokens) });
+  const output = thinking
+    ? t('chatTokensOutThinking', { count: count.format(usage.output_tokens), thinking: count.format(thinking) })
+    : t('chatTokensOut', { count: count.format(usage.output_tokens) });
+  return `${input} · ${output}`;
 }
 
 /**

@@ -217,12 +217,14 @@ export function ModelForm({
         spellCheck={false}
         autoComplete="off"
       />
-      <p className="hint">
-        {preset
-          ? sameUrl(baseUrl, preset.base_url)
-            ? t('settingsBaseUrlPresetHint', { provider: label(preset) })
-            : t('settingsBaseUrlPresetOwn', { provider: label(preset), url: preset.base_url })
-          : t(provider === 'anthropic' ? 'settingsBaseUrlAnthropicHint' : 'settingsBaseUrlOpenaiHint')}
+      <p className="hint" data-testid="base-url-hint">
+        {preset?.base_url_to_fill
+          ? t('settingsBaseUrlFill', { part: preset.base_url_to_fill, provider: label(preset) })
+          : preset
+            ? sameUrl(baseUrl, preset.base_url)
+              ? t('settingsBaseUrlPresetHint', { provider: label(preset) })
+              : t('settingsBaseUrlPresetOwn', { provider: label(preset), url: preset.base_url })
+            : t(provider === 'anthropic' ? 'settingsBaseUrlAnthropicHint' : 'settingsBaseUrlOpenaiHint')}
       </p>
     </div>
   );
@@ -338,7 +340,7 @@ export function ModelForm({
         </p>
       </div>
 
-      {preset ? (
+      {preset && !preset.base_url_to_fill ? (
         <details className="advanced" open={advanced} onToggle={(event) => setAdvanced(event.currentTarget.open)}>
           <summary>{t('settingsAdvanced')}</summary>
           {baseUrlField}

@@ -34,6 +34,8 @@ export const en = {
   settingsBaseUrl: 'Base URL',
   settingsBaseUrlPresetHint: 'Filled in for {provider}. Change it for a proxy, a gateway or another region.',
   settingsBaseUrlPresetOwn: 'Changed: {provider}’s own address is {url}.',
+  settingsBaseUrlFill:
+    'Replace {part} with the name of your {provider} resource. The model is the name of your deployment.',
   settingsBaseUrlOpenaiHint: 'Where the server’s API is, usually ending in /v1 (e.g. http://127.0.0.1:8080/v1).',
   settingsBaseUrlAnthropicHint: 'Where the server’s API is, without /v1 (e.g. https://api.anthropic.com).',
   settingsStreamIdle: 'Answer stall limit (s)',
@@ -198,6 +200,7 @@ export const zhCN: Record<keyof typeof en, string> = {
   settingsBaseUrl: 'Base URL',
   settingsBaseUrlPresetHint: '已按 {provider} 填好。使用代理、网关或其他地区时再修改。',
   settingsBaseUrlPresetOwn: '已修改：{provider} 自己的地址是 {url}。',
+  settingsBaseUrlFill: '请把 {part} 换成你的 {provider} 资源名称。模型名称填你的部署名称。',
   settingsBaseUrlOpenaiHint: '服务的接口地址，通常以 /v1 结尾（例如 http://127.0.0.1:8080/v1）。',
   settingsBaseUrlAnthropicHint: '服务的接口地址，不含 /v1（例如 https://api.anthropic.com）。',
   settingsStreamIdle: '回答中断判定（秒）',

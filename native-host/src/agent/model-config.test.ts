@@ -163,6 +163,18 @@ describe('the model call time limits', () => {
   });
 });
 
+describe('prompt caching', () => {
+  it('is on or off, written as such or as true/false, and anything else is refused naming the key', () => {
+    expect(validateModelValue('prompt_cache', ' OFF ')).toBe('off');
+    expect(validateModelValue('prompt_cache', 'on')).toBe('on');
+    expect(() => validateModelValue('prompt_cache', 'sometimes')).toThrow(/model\.prompt_cache must be on or off/);
+    fs.writeFileSync(file, JSON.stringify({ model: { prompt_cache: false } }));
+    expect(readModelConfig(file)).toEqual({ config: { prompt_cache: 'off' }, problems: [] });
+    fs.writeFileSync(file, JSON.stringify({ model: { prompt_cache: 'maybe' } }));
+    expect(readModelConfig(file).problems).toEqual([expect.stringContaining('model.prompt_cache: must be on or off')]);
+  });
+});
+
 describe('effective model settings', () => {
   it('says where each value comes from: the file, the environment or a default', () => {
     writeModelValue(file, 'name', 'claude-opus-4-1');
@@ -178,6 +190,7 @@ describe('effective model settings', () => {
       { key: 'model.api_key', value: 'sk-…WXYZ', source: 'environment (ANTHROPIC_API_KEY)' },
       { key: 'model.stream_idle_seconds', value: '45', source: 'config.json' },
       { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
+      { key: 'model.prompt_cache', value: 'on', source: 'default' },
     ]);
     // Written as a number, read back as the call's limits.
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).model.stream_idle_seconds).toBe(45);
@@ -191,11 +204,12 @@ describe('effective model settings', () => {
     const effective = effectiveModelSettings(file, {});
     expect(effective.settings).toEqual([
       { key: 'model.provider', value: 'openai', source: 'config.json' },
-      { key: 'model.name', value: 'gpt-4.1', source: 'default' },
+      { key: 'model.name', value: 'gpt-5.4', source: 'default' },
       { key: 'model.base_url', value: 'https://api.openai.com/v1', source: 'default' },
       { key: 'model.api_key', value: null, source: 'not set' },
       { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
       { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
+      { key: 'model.prompt_cache', value: 'on', source: 'default' },
     ]);
     expect(effective.problem).toMatch(/No API key for openai/);
   });
@@ -207,6 +221,7 @@ describe('effective model settings', () => {
       'not set',
       'not set',
       'not set',
+      'default',
       'default',
       'default',
     ]);

@@ -52,6 +52,24 @@ export const modelConfigSchema = z
     api_key: z.string().trim().min(1, { message: 'must not be empty' }).optional(),
     stream_idle_seconds: seconds(5, 3600).optional(),
     call_timeout_seconds: seconds(30, 24 * 3600).optional(),
+    /**
+     * Anthropic prompt caching (cache breakpoints on the tools, the system prompt and the
+     * conversation so far): on unless turned off, for a server that speaks the format but refuses
+     * `cache_control`. `true`/`false` are taken too.
+     */
+    prompt_cache: z
+      .preprocess(
+        (value) =>
+          value === true
+            ? 'on'
+            : value === false
+              ? 'off'
+              : typeof value === 'string'
+                ? value.trim().toLowerCase()
+                : value,
+        z.enum(['on', 'off'], { message: 'must be on or off' }),
+      )
+      .optional(),
   })
   .strict();
 export type ModelSection = z.infer<typeof modelConfigSchema>;
@@ -64,6 +82,7 @@ export const MODEL_FIELDS = [
   'api_key',
   'stream_idle_seconds',
   'call_timeout_seconds',
+  'prompt_cache',
 ] as const;
 /** Fields written to config.json as numbers. */
 const NUMERIC_FIELDS: readonly ModelField[] = ['stream_idle_seconds', 'call_timeout_seconds'];
@@ -116,6 +135,7 @@ export function readModelConfig(file: string): ReadModelConfig {
     const value = (section as Record<string, unknown>)[field];
     if (typeof value === 'string') config[field] = value;
     else if (typeof value === 'number' && NUMERIC_FIELDS.includes(field)) config[field] = String(value);
+    else if (typeof value === 'boolean' && field === 'prompt_cache') config[field] = value ? 'on' : 'off';
   }
   const parsed = modelConfigSchema.safeParse(section);
   const problems = parsed.success
@@ -315,14 +335,15 @@ export function effectiveModelSettings(
   const apiKey = fromConfigEnvironmentOrDefault('model.api_key', present(config.api_key), defaults?.apiKeyVariable);
   settings.push({ ...apiKey, value: apiKey.value === null ? null : maskApiKey(apiKey.value) });
   for (const [field, fallback] of [
-    ['stream_idle_seconds', DEFAULT_RETRY_POLICY.streamIdleMs],
-    ['call_timeout_seconds', DEFAULT_RETRY_POLICY.callDeadlineMs],
+    ['stream_idle_seconds', String(DEFAULT_RETRY_POLICY.streamIdleMs / 1000)],
+    ['call_timeout_seconds', String(DEFAULT_RETRY_POLICY.callDeadlineMs / 1000)],
+    ['prompt_cache', 'on'],
   ] as const) {
     const configured = present(config[field]);
     settings.push(
       configured
         ? { key: `model.${field}`, value: configured, source: 'config.json' }
-        : { key: `model.${field}`, value: String(fallback / 1000), source: 'default' },
+        : { key: `model.${field}`, value: fallback, source: 'default' },
     );
   }
   return { file, settings, ...(problem ? { problem } : {}) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { costOf, isLocalEndpoint, priceOf } from './pricing.js';
+import { PROVIDER_PRESETS } from './providers/presets.js';
 
 describe('model prices', () => {
   it('finds a model by its family, dated snapshots and OpenRouter names included', () => {
@@ -11,6 +12,19 @@ describe('model prices', () => {
     // The longest known prefix wins: gpt-4.1-mini is not priced as gpt-4.1.
     expect(priceOf('gpt-4.1-mini')?.inputPerMillion).toBe(0.4);
     expect(priceOf('gpt-4.1')?.inputPerMillion).toBe(2);
+  });
+
+  it('prices every model a preset offers, each at its own price (Opus 4.6 is not priced as Opus 4)', () => {
+    for (const preset of PROVIDER_PRESETS.filter((entry) => ['anthropic', 'openai'].includes(entry.id))) {
+      for (const model of preset.models) expect(priceOf(model), model).toBeDefined();
+    }
+    expect(priceOf('claude-opus-4-6')).toMatchObject({ inputPerMillion: 5, outputPerMillion: 25 });
+    expect(priceOf('claude-opus-4')).toMatchObject({ inputPerMillion: 15, outputPerMillion: 75 });
+    expect(priceOf('claude-sonnet-5-5')).toMatchObject({ inputPerMillion: 2, outputPerMillion: 10 });
+    expect(priceOf('claude-opus-5-5')).toMatchObject({ inputPerMillion: 4, outputPerMillion: 20 });
+    // OpenAI's dotted names: gpt-5.4-mini is not priced as gpt-5.4, nor gpt-5.4 as gpt-5.
+    expect(priceOf('gpt-5.4')).toMatchObject({ inputPerMillion: 2.5, outputPerMillion: 15 });
+    expect(priceOf('gpt-5.4-mini')).toMatchObject({ inputPerMillion: 0.75 });
   });
 
   it('an unknown model is free on this machine and unknown elsewhere', () => {

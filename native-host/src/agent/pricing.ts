@@ -29,10 +29,19 @@ function cached(inputPerMillion: number, outputPerMillion: number, cacheReadPerM
   return { inputPerMillion, outputPerMillion, cacheReadPerMillion };
 }
 
+// Anthropic's and OpenAI's published prices (platform.claude.com and OpenAI's pricing page, read
+// November 2026). A family's entry covers its dated snapshots and later point releases until one
+// is priced differently (claude-sonnet-5 covers claude-sonnet-5-5), so each change of price is a line.
 const PRICES: Record<string, ModelPrice> = {
   'claude-opus-4-1': anthropic(15, 75),
   'claude-opus-4': anthropic(15, 75),
   'claude-opus-4-5': anthropic(5, 25),
+  'claude-opus-4-6': anthropic(5, 25),
+  'claude-opus-4-7': anthropic(5, 25),
+  'claude-opus-4-8': anthropic(5, 25),
+  'claude-opus-5': anthropic(5, 25),
+  'claude-opus-5-5': anthropic(4, 20),
+  'claude-sonnet-5': anthropic(2, 10),
   'claude-sonnet-4': anthropic(3, 15),
   'claude-3-7-sonnet': anthropic(3, 15),
   'claude-3-5-sonnet': anthropic(3, 15),
@@ -45,6 +54,9 @@ const PRICES: Record<string, ModelPrice> = {
   'gpt-4o-mini': cached(0.15, 0.6, 0.075),
   'gpt-5': cached(1.25, 10, 0.125),
   'gpt-5-mini': cached(0.25, 2, 0.025),
+  'gpt-5.4': cached(2.5, 15, 0.25),
+  'gpt-5.4-mini': cached(0.75, 4.5, 0.075),
+  'gpt-5.5': cached(5, 30, 0.5),
   o3: cached(2, 8, 0.5),
   'o4-mini': cached(1.1, 4.4, 0.275),
   // DeepSeek's context cache: a hit costs about a quarter of a miss.

@@ -728,7 +728,7 @@ function chooseModel(configFile: string): ModelChoice {
   }
   const selection = selectProvider(config, process.env);
   return {
-    provider: createProvider(selection, { retry: modelTimeouts(config) }),
+    provider: createProvider(selection, { retry: modelTimeouts(config), promptCache: config.prompt_cache !== 'off' }),
     model: selection.model,
     price: priceOf(selection.model, { local: isLocalEndpoint(selection.baseUrl) }),
   };

@@ -193,7 +193,11 @@ export class SettingsService {
       }
       const selection = selectProvider(config, this.environment);
       // One attempt: a person waiting on a button wants the error, not four retries.
-      const provider = createProvider(selection, { retry: { maxAttempts: 1, attemptTimeoutMs: TEST_TIMEOUT_MS } });
+      // The test sends what a run would (the same cache breakpoints, or none).
+      const provider = createProvider(selection, {
+        retry: { maxAttempts: 1, attemptTimeoutMs: TEST_TIMEOUT_MS },
+        promptCache: config.prompt_cache !== 'off',
+      });
       const signal = AbortSignal.timeout(TEST_TIMEOUT_MS);
       let reply = '';
       for await (const event of provider.stream(
@@ -324,6 +328,7 @@ export class SettingsService {
         models: [...preset.models],
         needs_key: preset.needsKey,
         key_url: preset.keyUrl ?? null,
+        base_url_to_fill: preset.baseUrlToFill ?? null,
       })),
     };
   }

@@ -48,6 +48,8 @@ export const providerPresetViewSchema = z.object({
   needs_key: z.boolean(),
   /** Where to create a key (for a local server: where to get it). */
   key_url: z.string().nullable(),
+  /** The part of `base_url` the person replaces with their own (Azure: their resource's name). */
+  base_url_to_fill: z.string().nullable().optional(),
 });
 export type ProviderPresetView = z.infer<typeof providerPresetViewSchema>;
 

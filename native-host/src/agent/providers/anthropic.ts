@@ -50,7 +50,7 @@ export class AnthropicProvider implements ModelProvider {
         // Tool arguments arrive whole at the block's end, as the loop uses them: no partial-JSON
         // streaming (`eager_input_streaming`), which servers that speak the format may not know.
         providerOptions: { anthropic: { toolStreaming: false } },
-        cache: true,
+        cache: this.options.promptCache !== false,
       },
       request,
       options.signal,

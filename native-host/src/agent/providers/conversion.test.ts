@@ -52,13 +52,15 @@ async function sentBody(
   headers: Headers[] = [],
 ): Promise<Record<string, unknown>> {
   const bodies: string[] = [];
-  const answer = make === anthropic ? ANTHROPIC_ANSWER : OPENAI_ANSWER;
+  let answer = '';
   const fetch = ((_url: string, init: RequestInit) => {
     bodies.push(String(init.body));
     headers.push(new Headers(init.headers));
     return Promise.resolve(new Response(answer, { headers: { 'content-type': 'text/event-stream' } }));
   }) as typeof globalThis.fetch;
-  for await (const event of make({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch }).stream(body)) void event;
+  const provider = make({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k', fetch });
+  answer = provider.name === 'anthropic' ? ANTHROPIC_ANSWER : OPENAI_ANSWER;
+  for await (const event of provider.stream(body)) void event;
   return JSON.parse(bodies[0] ?? '{}') as Record<string, unknown>;
 }
 const anthropic = (options: ProviderOptions) => new AnthropicProvider(options);
@@ -108,6 +110,13 @@ describe('the Anthropic request', () => {
     });
   });
 
+  it('puts no cache breakpoint anywhere when prompt caching is off (model.prompt_cache off)', async () => {
+    const uncached = (options: ProviderOptions) => new AnthropicProvider({ ...options, promptCache: false });
+    const body = await sentBody(uncached, request);
+    expect(JSON.stringify(body)).not.toContain('cache_control');
+    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.' }]);
+  });
+
   it('asks for no beta: tool input whole at the end (no eager_input_streaming), no strict tools', async () => {
     const headers: Headers[] = [];
     const body = await sentBody(anthropic, { ...request, model: 'claude-sonnet-4-5' }, headers);
@@ -154,6 +163,18 @@ describe('the OpenAI-compatible request', () => {
     for (const model of ['gpt-4.1', 'deepseek-chat', 'qwen2.5:7b', 'llama-3.1-o3x']) {
       expect(await sentBody(openai, { ...request, model }), model).toMatchObject({ max_tokens: 100 });
     }
+  });
+
+  it('names it max_completion_tokens for any Azure deployment, whatever the person named it', async () => {
+    const azure = (options: ProviderOptions) =>
+      new OpenAiProvider({ ...options, baseUrl: 'https://contoso.openai.azure.com/openai/v1' });
+    const body = await sentBody(azure, { ...request, model: 'prod-chat' });
+    expect(body).toMatchObject({ model: 'prod-chat', max_completion_tokens: 100 });
+    expect(body).not.toHaveProperty('max_tokens');
+    expect(usesMaxCompletionTokens('prod-chat', 'https://contoso.cognitiveservices.azure.com/openai/v1')).toBe(true);
+    // Only Azure's own hosts: a look-alike name elsewhere is an ordinary server.
+    expect(usesMaxCompletionTokens('prod-chat', 'https://openai.azure.com.example.org/v1')).toBe(false);
+    expect(usesMaxCompletionTokens('prod-chat', 'not a url')).toBe(false);
   });
 
   it('sends tool results as tool messages and their images in a user message after them', async () => {

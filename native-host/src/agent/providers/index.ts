@@ -13,7 +13,7 @@ export type { RetryPolicy } from './retry.js';
 /** The provider client for a selection (see `selectProvider`). */
 export function createProvider(
   selection: ProviderSelection,
-  extra: Pick<ProviderOptions, 'retry' | 'fetch'> = {},
+  extra: Pick<ProviderOptions, 'retry' | 'fetch' | 'promptCache'> = {},
 ): ModelProvider {
   const options: ProviderOptions = { baseUrl: selection.baseUrl, apiKey: selection.apiKey, ...extra };
   return selection.provider === 'anthropic' ? new AnthropicProvider(options) : new OpenAiProvider(options);

@@ -6,25 +6,56 @@ import { asRecord, type ProviderOptions } from './provider-options.js';
 import type { ModelEvent, ModelProvider, ModelRequest, StreamOptions } from './types.js';
 
 /** OpenAI's reasoning models, also behind OpenRouter-style "openai/…" names. */
-export function usesMaxCompletionTokens(model: string): boolean {
-  return /^(?:openai\/)?(?:o\d|gpt-5)/iu.test(model);
+export function usesMaxCompletionTokens(model: string, baseUrl = ''): boolean {
+  return /^(?:openai\/)?(?:o\d|gpt-5)/iu.test(model) || isAzureOpenAi(baseUrl);
+}
+
+/**
+ * Azure OpenAI: the model is the person's deployment name, which need not say which model it
+ * serves, and Azure takes `max_completion_tokens` for every chat model.
+ */
+function isAzureOpenAi(baseUrl: string): boolean {
+  try {
+    return /\.(?:openai\.azure\.com|cognitiveservices\.azure\.com|services\.ai\.azure\.com)$/iu.test(
+      new URL(baseUrl).hostname,
+    );
+  } catch {
+    return false;
+  }
 }
 
 const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 /**
+ * Whether `completion_tokens` leaves the reasoning out (xAI): then `total_tokens` is the prompt,
+ * the completion and the reasoning added up, where elsewhere it is the prompt and the completion.
+ */
+function reasoningOutsideCompletion(usage: Record<string, unknown>, reasoning: number | undefined): boolean {
+  const input = count(usage.prompt_tokens);
+  const output = count(usage.completion_tokens);
+  const total = count(usage.total_tokens);
+  if (reasoning === undefined || reasoning === 0 || input === undefined || output === undefined) return false;
+  return total === input + output + reasoning;
+}
+
+/**
  * Chat-completions usage, cache hits included in each provider's words: OpenAI's
  * `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`, Kimi's `cached_tokens`.
+ * The output counts the reasoning, which is billed as output, also where `completion_tokens` does not.
  */
 export function chatUsage(raw: unknown): LanguageModelV3Usage {
   const usage = raw === null || raw === undefined ? undefined : asRecord(raw);
   const input = count(usage?.prompt_tokens);
-  const output = count(usage?.completion_tokens);
   const cacheRead =
     count(asRecord(usage?.prompt_tokens_details).cached_tokens) ??
     count(usage?.prompt_cache_hit_tokens) ??
     count(usage?.cached_tokens);
   const reasoning = count(asRecord(usage?.completion_tokens_details).reasoning_tokens);
+  const completion = count(usage?.completion_tokens);
+  const output =
+    usage && completion !== undefined && reasoningOutsideCompletion(usage, reasoning)
+      ? completion + (reasoning ?? 0)
+      : completion;
   return {
     inputTokens: {
       total: input,
@@ -70,7 +101,7 @@ export class OpenAiProvider implements ModelProvider {
             // OpenAI's reasoning models (o1, o3, o4-mini, gpt-5…) refuse `max_tokens` and take
             // `max_completion_tokens`; the compatible servers know only the older name.
             transformRequestBody: (body) => {
-              if (!usesMaxCompletionTokens(request.model) || !('max_tokens' in body)) return body;
+              if (!usesMaxCompletionTokens(request.model, baseUrl) || !('max_tokens' in body)) return body;
               const { max_tokens: limit, ...rest } = body;
               return { ...rest, max_completion_tokens: limit };
             },

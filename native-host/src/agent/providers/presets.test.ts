@@ -62,8 +62,12 @@ describe('provider presets', () => {
     expect(byId.lmstudio?.baseUrl).toBe('http://127.0.0.1:1234/v1');
     expect(byId.anthropic).toMatchObject({ protocol: 'anthropic', baseUrl: 'https://api.anthropic.com' });
     expect(byId.openai).toMatchObject({ protocol: 'openai', baseUrl: 'https://api.openai.com/v1' });
-    // Azure's deployment URLs need an `api-key` header the OpenAI-compatible client does not send.
-    expect(PRESET_IDS.some((id) => id.includes('azure'))).toBe(false);
+    // Azure through its v1 API: the person's resource goes in the URL.
+    expect(byId.azure).toMatchObject({
+      protocol: 'openai',
+      baseUrl: 'https://YOUR-RESOURCE.openai.azure.com/openai/v1',
+      baseUrlToFill: 'YOUR-RESOURCE',
+    });
   });
 
   it('record the quirks the providers will need', () => {
@@ -90,14 +94,34 @@ describe('provider presets', () => {
     expect(presetForBaseUrl('not a url')).toBeUndefined();
   });
 
-  it('each make a valid provider selection once a key is there', () => {
+  it('each make a valid provider selection once a key is there (and the URL is filled in)', () => {
     for (const preset of PROVIDER_PRESETS) {
-      const selection = selectProvider({ preset: preset.id, ...(preset.needsKey ? { api_key: 'k-1' } : {}) }, {});
+      const baseUrl = preset.baseUrlToFill ? preset.baseUrl.replace(preset.baseUrlToFill, 'contoso') : undefined;
+      const selection = selectProvider(
+        {
+          preset: preset.id,
+          ...(preset.needsKey ? { api_key: 'k-1' } : {}),
+          ...(baseUrl ? { base_url: baseUrl } : {}),
+        },
+        {},
+      );
       expect(selection, preset.id).toMatchObject({
         provider: preset.protocol,
-        baseUrl: preset.baseUrl,
+        baseUrl: baseUrl ?? preset.baseUrl,
         model: preset.defaultModel,
       });
     }
+  });
+
+  it('refuse a base URL whose part to fill in was left as it was, before anything is sent', () => {
+    const attempt = () => selectProvider({ preset: 'azure', api_key: 'k-1' }, {});
+    expect(attempt).toThrow(/Replace YOUR-RESOURCE in the model base URL/);
+    // Typed by hand without the preset, too.
+    expect(() =>
+      selectProvider(
+        { provider: 'openai', base_url: 'https://your-resource.openai.azure.com/openai/v1', api_key: 'k' },
+        {},
+      ),
+    ).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
 });

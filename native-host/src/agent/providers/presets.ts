@@ -10,9 +10,10 @@ import type { ProviderName } from './select.js';
  * into config.json; each can be changed afterwards.
  *
  * Model ids are the providers' own, from their public documentation (November 2026); a server's
- * own list (`settings.list_models`) is always the better guide. Azure OpenAI is not here: its
- * deployment URLs take the key in an `api-key` header and an `api-version` query, which the
- * OpenAI-compatible client does not send.
+ * own list (`settings.list_models`) is always the better guide. Azure OpenAI is reached through its
+ * v1 API (`https://<resource>.openai.azure.com/openai/v1`, GA since August 2025), which takes the
+ * key as a bearer token and the deployment's name as the model, like any OpenAI-compatible server;
+ * the older deployment URLs (an `api-key` header, an `api-version` query) are not used.
  */
 
 /** How a provider's API departs from the reference API of its format: data for the providers to read. */
@@ -54,6 +55,11 @@ export interface ProviderPreset {
   /** Models worth offering before the server's list is fetched; the default first. */
   models: readonly string[];
   needsKey: boolean;
+  /**
+   * The part of `baseUrl` the person replaces with their own (Azure: their resource's name). A base
+   * URL that still holds it is refused before any request is sent.
+   */
+  baseUrlToFill?: string;
   /** Where to create a key (a local server: where to get the server). */
   keyUrl?: string;
   quirks: PresetQuirks;
@@ -86,6 +92,22 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
     needsKey: true,
     keyUrl: 'https://platform.openai.com/api-keys',
     quirks: { maxCompletionTokensModels: '^(?:o\\d|gpt-5)' },
+  },
+  {
+    id: 'azure',
+    label: say('Azure OpenAI', 'Azure OpenAI'),
+    group: 'international',
+    protocol: 'openai',
+    baseUrl: 'https://YOUR-RESOURCE.openai.azure.com/openai/v1',
+    baseUrlToFill: 'YOUR-RESOURCE',
+    // The model is the name the person gave their deployment; these are the usual ones.
+    defaultModel: 'gpt-5.4',
+    models: ['gpt-5.4', 'gpt-5.4-mini', 'gpt-4.1'],
+    needsKey: true,
+    keyUrl: 'https://ai.azure.com',
+    // Deployment names need not say which model they serve: the provider sends Azure
+    // `max_completion_tokens`, which it takes for every chat model (openai.ts).
+    quirks: {},
   },
   {
     id: 'openrouter',

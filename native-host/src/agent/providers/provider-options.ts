@@ -8,6 +8,8 @@ export interface ProviderOptions {
   baseUrl: string;
   apiKey: string | undefined;
   retry?: Partial<RetryPolicy>;
+  /** Anthropic: cache breakpoints in each request (default true; `model.prompt_cache off` turns them off). */
+  promptCache?: boolean;
   /** Injected by tests; the global fetch otherwise. */
   fetch?: typeof fetch;
 }
@@ -90,8 +92,50 @@ export function modelFetch(options: ProviderOptions, transport: CallTransport): 
       },
     );
     transport.onResponse();
-    if (!transport.chatCompletions) return response;
     const type = response.headers.get('content-type') ?? '';
+    if (/\btext\/html\b/i.test(type)) throw await webPageInstead(response, url, transport.target.providerLabel);
+    if (!transport.chatCompletions) return response;
     return /\bapplication\/json\b/i.test(type) ? jsonAnswerAsEvents(response) : endAtDone(response);
   };
+}
+
+/**
+ * A web page where the API should be: a base URL that is a site rather than its API, or a sign-in
+ * page (a hotel's Wi-Fi, a company proxy) in the way. Asking again would get the same page, so the
+ * person is told what to check, with the page's title to recognise it.
+ */
+async function webPageInstead(response: Response, url: string, label: string): Promise<AppError> {
+  // The title is near the top; a page that goes on without end is not read further.
+  const head = await readUpTo(response, 16 * 1024).catch(() => '');
+  const title = /<title[^>]*>([^<]{1,200})/iu.exec(head)?.[1]?.replace(/\s+/gu, ' ').trim();
+  const named = title ? ` ("${title}")` : '';
+  return new AppError(
+    'UNAVAILABLE',
+    say(
+      `${url} answered with a web page${named}, not the ${label} API. Check the model base URL (Settings → ` +
+        'Model), or whether a sign-in page or a proxy is in the way.',
+      `${url} 返回的是一个网页${title ? `（“${title}”）` : ''}，而不是 ${label} 接口。请检查模型接口地址（设置 → 模型），` +
+        '或是否有登录页面、代理挡在中间。',
+    ),
+    { details: { status: response.status, content_type: 'text/html' } },
+  );
+}
+
+/** The first `limit` bytes of a body as text; the rest is not waited for. */
+async function readUpTo(response: Response, limit: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit));
 }

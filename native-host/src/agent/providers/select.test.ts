@@ -80,7 +80,7 @@ describe('selectProvider', () => {
     expect(selectProvider({ preset: 'deepseek', provider: 'anthropic', api_key: 'k' }, {})).toMatchObject({
       provider: 'anthropic',
       baseUrl: 'https://api.anthropic.com',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
     });
     // Unknown presets are the config's validation's business; here they say nothing.
     expect(selectProvider({ preset: 'nonesuch', provider: 'openai', api_key: 'k' }, {}).baseUrl).toBe(

@@ -1,6 +1,6 @@
 import { AppError, say } from '@nextai/shared';
 
-import { findPreset } from './presets.js';
+import { PROVIDER_PRESETS, findPreset } from './presets.js';
 
 export type ProviderName = 'anthropic' | 'openai';
 
@@ -16,6 +16,8 @@ export interface ModelConfig {
   stream_idle_seconds?: string;
   /** The longest one model call may take, the whole answer included (default 1200). */
   call_timeout_seconds?: string;
+  /** `off`: no Anthropic prompt-cache breakpoints (default `on`). */
+  prompt_cache?: string;
 }
 
 export interface ProviderSelection {
@@ -29,19 +31,26 @@ export interface ProviderSelection {
   apiKeySource: 'config' | 'environment' | 'none';
 }
 
+/** A provider's model when none is chosen: its preset's, so that both say the same. */
+function defaultModelOf(id: 'anthropic' | 'openai'): string {
+  const preset = findPreset(id);
+  if (!preset) throw new Error(`The ${id} preset is missing.`);
+  return preset.defaultModel;
+}
+
 export const PROVIDER_DEFAULTS: Record<
   ProviderName,
   { baseUrl: string; model: string; baseUrlVariable: string; apiKeyVariable: string }
 > = {
   anthropic: {
     baseUrl: 'https://api.anthropic.com',
-    model: 'claude-sonnet-4-5',
+    model: defaultModelOf('anthropic'),
     baseUrlVariable: 'ANTHROPIC_BASE_URL',
     apiKeyVariable: 'ANTHROPIC_API_KEY',
   },
   openai: {
     baseUrl: 'https://api.openai.com/v1',
-    model: 'gpt-4.1',
+    model: defaultModelOf('openai'),
     baseUrlVariable: 'OPENAI_BASE_URL',
     apiKeyVariable: 'OPENAI_API_KEY',
   },
@@ -118,6 +127,22 @@ export function selectProvider(
         `模型接口地址“${baseUrlText}”不是有效的 URL。请用 \`nextai config set model.base_url https://…\` 设置。`,
       ),
       { cause: error },
+    );
+  }
+  const toFill = PROVIDER_PRESETS.find(
+    (candidate) => candidate.baseUrlToFill && baseUrl.hostname.includes(candidate.baseUrlToFill.toLowerCase()),
+  );
+  if (toFill?.baseUrlToFill) {
+    const part = toFill.baseUrlToFill;
+    throw new AppError(
+      'CONFIG_INVALID',
+      say(
+        `Replace ${part} in the model base URL (${baseUrlText}) with your own: for ${toFill.label.en}, the name of ` +
+          `your resource. Set it in Settings → Model, or with \`nextai config set model.base_url …\`.`,
+        `请把模型接口地址（${baseUrlText}）中的 ${part} 换成你自己的：对 ${toFill.label['zh-CN']} 来说是你的资源名称。` +
+          `可在“设置 → 模型”中修改，或运行 \`nextai config set model.base_url …\`。`,
+      ),
+      { details: { base_url: baseUrlText, fill_in: part } },
     );
   }
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
