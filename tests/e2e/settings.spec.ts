@@ -110,6 +110,7 @@ test('first run: the wizard sets up the model (a bad key is reported, a good one
       { key: 'model.api_key', value: 'sk-…7781', source: 'config.json' },
       { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
       { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
+      { key: 'model.prompt_cache', value: 'on', source: 'default' },
     ],
   });
 

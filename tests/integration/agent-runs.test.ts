@@ -100,6 +100,48 @@ function recordedStream(name: string): { body: string; expected: { reasoning?: s
   return JSON.parse(fs.readFileSync(file, 'utf8')) as { body: string; expected: { reasoning?: string } };
 }
 
+/** A recording of real traffic (tests/fixtures/provider-streams/recorded/), as a scripted turn. */
+interface Recorded {
+  body: string;
+  headers: Record<string, string>;
+  expected: { text?: string; reasoning?: string };
+  /** What the client that recorded it sent (the messages), where the recording has it. */
+  recordedRequest?: { messages: Record<string, unknown>[] };
+}
+
+function recorded(name: string): Recorded {
+  const file = new URL(`../fixtures/provider-streams/recorded/${name}.json`, import.meta.url);
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as Recorded;
+}
+
+function replayOf(turn: Recorded, delivery: 'whole' | 'pieces' | 'crlf' = 'pieces') {
+  return { kind: 'replay', body: turn.body, contentType: turn.headers['content-type'], delivery } as const;
+}
+
+type ChatMessage = { role: string; tool_calls?: { id: string; function: { arguments: string } }[] } & Record<
+  string,
+  unknown
+>;
+
+/** A chat-completions message with its tool calls' arguments parsed: clients differ in JSON spacing. */
+function argumentsParsed(message: ChatMessage | undefined) {
+  if (!message?.tool_calls) return message;
+  return {
+    ...message,
+    tool_calls: message.tool_calls.map((call) => ({
+      ...call,
+      function: { ...call.function, arguments: JSON.parse(call.function.arguments) as unknown },
+    })),
+  };
+}
+
+/** The assistant message with the tool call `id` in a chat-completions request. */
+function assistantWithCall(messages: ChatMessage[] | undefined, id: string): ChatMessage | undefined {
+  return messages?.find(
+    (message) => message.role === 'assistant' && message.tool_calls?.some((call) => call.id === id),
+  );
+}
+
 /** Text of every block in the last message of an Anthropic request. */
 function lastMessageText(request: RecordedRequest | undefined): string {
   const messages = (request?.body.messages ?? []) as { content: unknown }[];
@@ -131,7 +173,7 @@ describe('agent runs in the daemon', () => {
       state: 'finished',
       result: 'The meeting is at 10.',
       turns: 2,
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
     });
     expect(run.usage.input_tokens).toBeGreaterThan(0);
     expect(run.usage.cost_known).toBe(true);
@@ -215,7 +257,7 @@ describe('agent runs in the daemon', () => {
     const daemon = await connect(environment('openai'));
     const { run: started } = await daemon.peer.request('runs.start', { goal: 'Which OS?' });
     const run = await until(started.id, ['finished', 'failed']);
-    expect(run).toMatchObject({ state: 'finished', result: 'Linux it is.', model: 'gpt-4.1' });
+    expect(run).toMatchObject({ state: 'finished', result: 'Linux it is.', model: 'gpt-5.4' });
     expect(model.requests.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
     const tools = model.requests[0]?.body.tools as { type: string; function: { name: string } }[];
     expect(tools.some((tool) => tool.type === 'function' && tool.function.name === 'system_info')).toBe(true);
@@ -363,6 +405,109 @@ describe('agent runs in the daemon', () => {
     const { steps } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
     const failed = steps?.find((step) => step.kind === 'model_call' && (step.result as { ok?: boolean }).ok === false);
     expect(JSON.stringify(failed?.result)).toMatch(/ended before the answer was complete.*Trying again/);
+  });
+
+  it('DeepSeek thinking mode with tools, recorded over three requests: each assistant message goes back as DeepSeek got it', async () => {
+    prepareHome();
+    const turns = [1, 2, 3].map((turn) => recorded(`deepseek-thinking-tools-json-turn${turn}`));
+    model = await startFakeModelServer(turns.map((turn) => replayOf(turn, 'whole')));
+    const daemon = await connect(environment('openai'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'My guess is 4' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: turns[2]?.expected.text, turns: 3 });
+    expect(model.requests).toHaveLength(3);
+    // The tools it called are not ours: each call is answered that there is no such tool.
+    const second = model.requests[1]?.body.messages as ChatMessage[];
+    const third = model.requests[2]?.body.messages as ChatMessage[];
+    expect(JSON.stringify(second.at(-1))).toContain('There is no tool named \\"load_capability\\"');
+    // What the client that recorded the run sent for the same assistant turns (DeepSeek took it):
+    // content, reasoning_content and the calls, on each message with tool calls.
+    const sentBefore = (turn: Recorded | undefined, id: string) =>
+      argumentsParsed(assistantWithCall(turn?.recordedRequest?.messages as ChatMessage[], id));
+    const firstCall = 'call_00_sXqYgMESDht75NCLLZtt9804';
+    const secondCall = 'call_00_6edlnw3Z1MgeMfey687g8451';
+    expect(sentBefore(turns[2], secondCall)).toMatchObject({
+      content: 'Let me get your name and roll the die!',
+      reasoning_content: expect.stringMatching(/^Great, now I have access/),
+      tool_calls: [{ function: { name: 'get_player_name' } }, { function: { name: 'roll_dice' } }],
+    });
+    expect(argumentsParsed(assistantWithCall(second, firstCall))).toEqual(sentBefore(turns[1], firstCall));
+    expect(argumentsParsed(assistantWithCall(third, firstCall))).toEqual(sentBefore(turns[2], firstCall));
+    expect(argumentsParsed(assistantWithCall(third, secondCall))).toEqual(sentBefore(turns[2], secondCall));
+    // The usage of the three answers, cache hits and reasoning included.
+    expect(run.usage).toMatchObject({
+      input_tokens: 563 + 875 + 976,
+      output_tokens: 116 + 79 + 61,
+      cache_read_tokens: 512 + 896,
+      reasoning_tokens: 60 + 26 + 25,
+    });
+  });
+
+  it('Groq: an event: error (tool_use_failed) after HTTP 200 is asked again, and the run goes on with the valid answer', async () => {
+    prepareHome();
+    const turns = [1, 2, 3].map((turn) => recorded(`groq-tool-use-failed-turn${turn}`));
+    model = await startFakeModelServer(turns.map((turn) => replayOf(turn, 'pieces')));
+    const daemon = await connect(environment('openai'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'Call get_something_by_name.' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: turns[2]?.expected.text });
+    expect(model.requests).toHaveLength(3);
+    // The failed answer left nothing in the conversation: the same request went again.
+    expect(model.requests[1]?.body.messages).toEqual(model.requests[0]?.body.messages);
+    const { steps } = await daemon.peer.request('runs.get', { id: run.id, steps: true });
+    const calls = steps?.filter((step) => step.kind === 'model_call') ?? [];
+    expect(JSON.stringify(calls[0]?.result)).toMatch(/Tool call validation failed.*Trying again/);
+    expect(calls.slice(1).map((step) => (step.result as { reasoning?: string }).reasoning)).toEqual([
+      turns[1]?.expected.reasoning,
+      turns[2]?.expected.reasoning,
+    ]);
+    const third = model.requests[2]?.body.messages as ChatMessage[];
+    expect(argumentsParsed(assistantWithCall(third, 'fc_bfb39741-3748-4def-9886-a93fc9c64a90'))).toMatchObject({
+      tool_calls: [{ function: { name: 'get_something_by_name', arguments: { name: 'example' } } }],
+    });
+  });
+
+  it('Anthropic thinking with tools, recorded over two requests: the thinking goes back with its signature, as the client that recorded it sent it', async () => {
+    prepareHome();
+    const turns = [1, 2].map((turn) => recorded(`anthropic-thinking-tools-turn${turn}`));
+    model = await startFakeModelServer(turns.map((turn) => replayOf(turn, 'crlf')));
+    const daemon = await connect(environment('anthropic'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'Use the fixed_version tool.' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: turns[1]?.expected.text, turns: 2 });
+    const sent = model.requests[1]?.body.messages as { role: string; content: unknown[] }[];
+    const recordedAssistant = turns[1]?.recordedRequest?.messages.find((message) => message.role === 'assistant');
+    expect(recordedAssistant).toMatchObject({
+      content: [{ type: 'thinking', signature: expect.stringMatching(/^EoQDCm0I/) }, { type: 'tool_use' }],
+    });
+    expect(sent.find((message) => message.role === 'assistant')).toEqual(recordedAssistant);
+    expect(run.usage).toMatchObject({ input_tokens: 598 + 707, output_tokens: 92 + 89, reasoning_tokens: 53 });
+  });
+
+  it('Anthropic parallel tool calls, recorded: both calls are answered, in order, in one message', async () => {
+    prepareHome();
+    const turns = [1, 2].map((turn) => recorded(`anthropic-parallel-tools-turn${turn}`));
+    model = await startFakeModelServer(turns.map((turn) => replayOf(turn, 'pieces')));
+    const daemon = await connect(environment('anthropic'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'Two names for a pet pelican' });
+    const run = await until(started.id, ['finished', 'failed', 'paused']);
+    expect(run).toMatchObject({ state: 'finished', result: turns[1]?.expected.text, turns: 2 });
+    const sent = model.requests[1]?.body.messages as { role: string; content: { type: string }[] }[];
+    const recordedMessages = (turns[1]?.recordedRequest?.messages ?? []) as typeof sent;
+    const toolBlocks = (messages: typeof sent, role: string, type: string) =>
+      messages
+        .find((message) => message.role === role && message.content.some((block) => block.type === type))
+        ?.content.filter((block) => block.type === type);
+    // llm-anthropic also sent a text block of one space; the calls are the same.
+    expect(toolBlocks(recordedMessages, 'assistant', 'tool_use')).toHaveLength(2);
+    expect(toolBlocks(sent, 'assistant', 'tool_use')).toEqual(toolBlocks(recordedMessages, 'assistant', 'tool_use'));
+    expect(
+      toolBlocks(sent, 'user', 'tool_result')?.map((block) => (block as { tool_use_id?: string }).tool_use_id),
+    ).toEqual(
+      toolBlocks(recordedMessages, 'user', 'tool_result')?.map(
+        (block) => (block as { tool_use_id?: string }).tool_use_id,
+      ),
+    );
   });
 
   it('refuses to start a run with no model configured, and names runs and sessions that do not exist', async () => {

@@ -59,6 +59,7 @@ describe('nextai config', () => {
         { key: 'model.api_key', value: 'sk-…1234', source: 'config.json' },
         { key: 'model.stream_idle_seconds', value: '90', source: 'default' },
         { key: 'model.call_timeout_seconds', value: '1200', source: 'default' },
+        { key: 'model.prompt_cache', value: 'on', source: 'default' },
       ],
     });
     const one = await runCli(['config', 'get', 'model.api_key'], env);

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { assistantMessage, readReply, type StreamedReply } from '../../native-host/src/agent/loop/model-turn.js';
 import { costOf, priceOf } from '../../native-host/src/agent/pricing.js';
-import { createProvider, selectProvider } from '../../native-host/src/agent/providers/index.js';
 import { isTransientModelError } from '../../native-host/src/agent/providers/sse.js';
 import type {
   Message,
@@ -15,32 +14,51 @@ import type {
   Usage,
 } from '../../native-host/src/agent/providers/types.js';
 import { DELIVERIES, startFakeModelServer, type Delivery, type FakeModelServer } from '../support/fake-model-server.js';
+import { providerAgainst, type Format } from '../support/model-provider.js';
 
-// Recorded-style answers (tests/fixtures/provider-streams/) replayed by the fake model server to the
-// real providers, each whole, in 1–23-byte pieces and with CRLF line endings: what the loop gets.
+// Provider answers (tests/fixtures/provider-streams/) replayed by the fake model server to the real
+// providers, each whole, in 1–23-byte pieces and with CRLF line endings: what the loop gets. Those
+// in recorded/ are real traffic that other open-source projects published; the others are written
+// in each provider's documented format.
 
 interface Fixture {
   provider: string;
   source: string;
   licence: string;
+  /** Recorded real traffic (recorded/): which format and model it was. */
+  recorded?: true;
+  format?: Format;
+  model?: string | null;
   status: number;
   headers: Record<string, string>;
   body: string;
   expected: {
     reasoning?: string;
+    /** Each thinking block as it came: Anthropic's signatures and redacted data. */
+    reasoningBlocks?: { text: string; signature?: string; redactedData?: string }[];
     signature?: string;
     redactedData?: string;
     text?: string;
-    toolCalls?: { id: string; name: string; input: unknown }[];
+    /** A null id: the server sent none, the client makes one up. */
+    toolCalls?: { id: string | null; name: string; input: unknown }[];
     stopReason?: string;
+    refusal?: string;
     usage?: Usage;
+    /** An error the provider sent inside the answer (after HTTP 200), and whether another attempt may succeed. */
+    error?: { message: string; transient: boolean };
   };
 }
 
+const FIXTURES = new URL('../fixtures/provider-streams/', import.meta.url);
+
 function fixture(name: string): Fixture {
-  const url = new URL(`../fixtures/provider-streams/${name}.json`, import.meta.url);
-  return JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as Fixture;
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`${name}.json`, FIXTURES)), 'utf8')) as Fixture;
 }
+
+/** The recorded answers, by name (`recorded/<name>`). */
+const RECORDED = readdirSync(fileURLToPath(new URL('recorded/', FIXTURES)))
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => `recorded/${file.slice(0, -'.json'.length)}`);
 
 let server: FakeModelServer;
 beforeEach(async () => {
@@ -50,14 +68,8 @@ afterEach(async () => {
   await server.close();
 });
 
-type Format = 'anthropic' | 'openai';
-
 function providerFor(format: Format): ModelProvider {
-  const environment =
-    format === 'anthropic'
-      ? { ANTHROPIC_BASE_URL: server.anthropicBaseUrl, ANTHROPIC_API_KEY: 'sk-ant-test' }
-      : { OPENAI_BASE_URL: server.openaiBaseUrl, OPENAI_API_KEY: 'sk-test' };
-  return createProvider(selectProvider({}, environment), { retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+  return providerAgainst(server, format, format === 'anthropic' ? 'sk-ant-test' : 'sk-test');
 }
 
 const weatherTool = {
@@ -101,14 +113,61 @@ function checkAgainst(reply: StreamedReply & { thinking: string }, expected: Fix
     expect(reply.thinking).toBe(expected.reasoning);
     expect(reply.reasoning.map((block) => block.text).join('')).toBe(expected.reasoning);
   }
+  if (expected.reasoningBlocks !== undefined) {
+    expect(reply.reasoning).toEqual(expected.reasoningBlocks.map((block) => ({ type: 'reasoning', ...block })));
+  }
   expect(reply.text).toBe(expected.text ?? '');
   expect(reply.calls).toEqual(
-    (expected.toolCalls ?? []).map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input })),
+    (expected.toolCalls ?? []).map((call) => ({
+      type: 'tool_use',
+      id: call.id ?? expect.stringMatching(/./),
+      name: call.name,
+      input: call.input,
+    })),
   );
   expect(reply.parseErrors).toEqual({});
   if (expected.stopReason !== undefined) expect(reply.stopReason).toBe(expected.stopReason);
+  if (expected.refusal !== undefined) expect(reply.refusal).toBe(expected.refusal);
   if (expected.usage !== undefined) expect(reply.usage).toEqual(expected.usage);
 }
+
+/** What a recorded answer that carries an error gives: the text and thinking before it, and the failure. */
+async function failedAnswer(provider: ModelProvider, body: ModelRequest) {
+  const seen: ModelEvent[] = [];
+  const failure = await (async () => {
+    for await (const event of provider.stream(body)) seen.push(event);
+  })().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const pieces = (type: 'text_delta' | 'reasoning_delta') =>
+    seen.flatMap((event) => (event.type === type ? [event.text] : [])).join('');
+  return { failure, text: pieces('text_delta'), thinking: pieces('reasoning_delta') };
+}
+
+describe.each<Delivery>([...DELIVERIES])('real traffic (recorded/) delivered %s', (delivery) => {
+  it.each(RECORDED)('%s', async (name) => {
+    const recorded = fixture(name);
+    const expected = replay(name, delivery, name.length);
+    const provider = providerFor(recorded.format ?? 'openai');
+    const body = request([question], recorded.model ?? 'gpt-4.1');
+    if (expected.error === undefined) {
+      const reply = await answer(provider, body);
+      checkAgainst(reply, expected);
+      // A server that sent no usage: the loop still counts the call, by estimate.
+      if (expected.usage === undefined) expect(reply.usage.estimated).toBe(true);
+      return;
+    }
+    // An error inside an answer that began with HTTP 200: said in the provider's words, after
+    // what came before it, and retried only when another attempt may succeed.
+    const { failure, text, thinking } = await failedAnswer(provider, body);
+    expect(text).toBe(expected.text ?? '');
+    expect(thinking).toBe(expected.reasoning ?? '');
+    expect(failure).toMatchObject({ message: expect.stringContaining(expected.error.message) });
+    expect(isTransientModelError(failure)).toBe(expected.error.transient);
+    expect(server.requests).toHaveLength(1);
+  });
+});
 
 describe.each<Delivery>([...DELIVERIES])('recorded answers delivered %s', (delivery) => {
   it('DeepSeek thinking mode with tools, over two turns: the second request carries reasoning_content', async () => {

@@ -130,6 +130,7 @@ describe('settings methods', () => {
       models: ['deepseek-chat', 'deepseek-reasoner'],
       needs_key: true,
       key_url: 'https://platform.deepseek.com/api_keys',
+      base_url_to_fill: null,
     });
 
     // The form's choice: DeepSeek, pointed at the fake server (a proxy, as far as the daemon knows).

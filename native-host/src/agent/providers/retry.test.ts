@@ -201,4 +201,15 @@ describe('isTransientStreamError', () => {
     expect(isTransientStreamError({ type: 'authentication_error', message: 'invalid x-api-key' })).toBe(false);
     expect(isTransientStreamError({ code: 'content_filter', message: 'filtered' })).toBe(false);
   });
+
+  it('reads an HTTP status given as the code (OpenRouter): a client error is not retried, a time-out or rate limit is', () => {
+    // Recorded: tests/fixtures/provider-streams/recorded/openrouter-error-after-finish.json.
+    expect(isTransientStreamError({ code: 400, message: 'Token limit reached' })).toBe(false);
+    expect(isTransientStreamError({ code: 403, message: 'Input was flagged by moderation' })).toBe(false);
+    expect(isTransientStreamError({ code: 408, message: 'Request timed out' })).toBe(true);
+    expect(isTransientStreamError({ code: 429, message: 'Rate limited' })).toBe(true);
+    expect(isTransientStreamError({ code: 502, message: 'Provider returned error' })).toBe(true);
+    // GLM's four-digit codes are not HTTP statuses.
+    expect(isTransientStreamError({ code: '1234', message: 'Network error' })).toBe(true);
+  });
 });

@@ -52,6 +52,9 @@ export function isTransientStreamError(error: { type?: unknown; code?: unknown; 
   const code = typeof error.code === 'string' || typeof error.code === 'number' ? String(error.code) : '';
   const message = typeof error.message === 'string' ? error.message : '';
   if (code === 'tool_use_failed') return true;
+  // An HTTP status as the code (OpenRouter's stream errors): a client error other than a time-out
+  // or a rate limit is the request's own, and asking again gets it again.
+  if (/^4\d\d$/.test(code)) return code === '408' || code === '429';
   if (/^(authentication|permission|not_found|request_too_large|billing)_error$/.test(type)) return false;
   if (/context_length|content_filter|insufficient_quota|invalid_api_key|model_not_found/.test(code)) return false;
   // The same, in other providers' words: no balance (Kimi, DashScope, GLM 1113), a filter (Qwen, GLM 1301).
