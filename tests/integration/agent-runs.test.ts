@@ -319,6 +319,55 @@ describe('agent runs in the daemon', () => {
     expect(failed.error?.message).not.toContain('sk-ant-test-key');
   });
 
+  it('asks again when an answer stalls past model.stream_idle_seconds, and when Anthropic reports overloaded mid-stream; the run finishes', async () => {
+    prepareHome();
+    // The shortest idle limit the setting takes: an answer that sends only keep-alives for 5 s is abandoned.
+    const config = JSON.parse(fs.readFileSync(path.join(home.dir, 'config.json'), 'utf8')) as Record<string, unknown>;
+    fs.writeFileSync(
+      path.join(home.dir, 'config.json'),
+      JSON.stringify({ ...config, model: { stream_idle_seconds: 5 } }),
+      { mode: 0o600 },
+    );
+    const sse = (data: { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const overloaded =
+      sse({
+        type: 'message_start',
+        message: {
+          id: 'msg_overloaded',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-6',
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 20, output_tokens: 1 },
+        },
+      } as { type: string }) +
+      sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } as { type: string }) +
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Half an ans' } } as {
+        type: string;
+      }) +
+      sse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } as { type: string });
+    model = await startFakeModelServer([
+      { kind: 'broken', text: 'The start, then only keep-alives.', end: 'stall' },
+      { kind: 'replay', body: overloaded },
+      { kind: 'text', text: 'Done after a stall and an overload.' },
+    ]);
+    const daemon = await connect(environment('anthropic'));
+    const { run: started } = await daemon.peer.request('runs.start', { goal: 'Say something' });
+    const run = await vi.waitFor(
+      async () => {
+        const { run: now } = await daemon.peer.request('runs.get', { id: started.id });
+        if (!['finished', 'failed', 'paused'].includes(now.state)) throw new Error(`still ${now.state}`);
+        return now;
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    expect(run).toMatchObject({ state: 'finished', result: 'Done after a stall and an overload.', turns: 1 });
+    expect(model.requests).toHaveLength(3);
+    // The broken answers' words are not part of the conversation.
+    expect(JSON.stringify(model.requests[2]?.body.messages)).not.toMatch(/Half an ans|only keep-alives/);
+  }, 45_000);
+
   it('asks the model again when its answer breaks off, and waits for the person when it keeps breaking', async () => {
     prepareHome();
     const drop = { kind: 'broken', text: 'An answer that is cut', end: 'drop' } as const;
