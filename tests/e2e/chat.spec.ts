@@ -218,7 +218,9 @@ test('the model’s thinking shows collapsed before its words and opens on a cli
   await expect(panel.getByTestId('agent-message')).toHaveText('This machine runs Linux.');
   await panel.screenshot({ path: 'test-results/chat-reasoning-en.png', fullPage: true });
   // The thinking is sent back with the call, signature included (Anthropic requires it).
-  expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('"type":"thinking"');
+  const sentBack = JSON.stringify(server.requests[1]?.body.messages);
+  expect(sentBack).toContain('"type":"thinking"');
+  expect(sentBack).toMatch(/"signature":"[^"]+"/);
 
   await panel.reload();
   await expect(panel.getByTestId('agent-reasoning')).toHaveCount(2);

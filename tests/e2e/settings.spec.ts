@@ -168,7 +168,7 @@ test('the model page at 360 px: DeepSeek chosen, the model picked from the list 
   await form.getByLabel('Provider').selectOption('deepseek');
   await expect(form.getByLabel('Model', { exact: true })).toHaveValue('deepseek-chat');
   await expect(form.getByTestId('get-key')).toHaveAttribute('href', 'https://platform.deepseek.com/api_keys');
-  await expect(form.getByTestId('get-key')).toHaveText('Get a DeepSeek key ↗');
+  await expect(form.getByTestId('get-key')).toHaveText('Get a key from DeepSeek ↗');
   // Before the server is asked, the preset's own suggestions are offered.
   await form.getByRole('button', { name: 'Show models' }).click();
   await expect(form.getByRole('listbox').getByRole('option')).toHaveText(['deepseek-chat', 'deepseek-reasoner']);

@@ -58,12 +58,14 @@ let work: string | undefined;
  * A fresh home whose policy lets the agent read and write a work directory. The directory is
  * outside the data directory: NextAI's own files are protected from every tool call.
  */
-function prepareHome(): string {
+function prepareHome(model?: string): string {
   home = makeHome();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'nx-work-'));
-  fs.writeFileSync(path.join(home.dir, 'config.json'), JSON.stringify({ security: { allowed_directories: [work] } }), {
-    mode: 0o600,
-  });
+  fs.writeFileSync(
+    path.join(home.dir, 'config.json'),
+    JSON.stringify({ security: { allowed_directories: [work] }, ...(model ? { model: { name: model } } : {}) }),
+    { mode: 0o600 },
+  );
   return work;
 }
 
@@ -398,7 +400,8 @@ describe('agent runs in the daemon', () => {
   });
 
   it('DeepSeek thinking mode with tools: the thinking streams as run.reasoning and goes back as reasoning_content', async () => {
-    prepareHome();
+    // The fake server stands in for a DeepSeek model behind a proxy: the model's name says so.
+    prepareHome('deepseek-reasoner');
     const turn1 = recordedStream('deepseek-thinking-tools-turn1');
     const turn2 = recordedStream('deepseek-thinking-tools-turn2');
     model = await startFakeModelServer([
@@ -457,7 +460,7 @@ describe('agent runs in the daemon', () => {
   });
 
   it('DeepSeek thinking mode with tools, recorded over three requests: each assistant message goes back as DeepSeek got it', async () => {
-    prepareHome();
+    prepareHome('deepseek-chat');
     const turns = [1, 2, 3].map((turn) => recorded(`deepseek-thinking-tools-json-turn${turn}`));
     model = await startFakeModelServer(turns.map((turn) => replayOf(turn, 'whole')));
     const daemon = await connect(environment('openai'));
@@ -514,6 +517,9 @@ describe('agent runs in the daemon', () => {
     expect(argumentsParsed(assistantWithCall(third, 'fc_bfb39741-3748-4def-9886-a93fc9c64a90'))).toMatchObject({
       tool_calls: [{ function: { name: 'get_something_by_name', arguments: { name: 'example' } } }],
     });
+    // The model thought before its call, but Groq refuses reasoning_content (HTTP 400): not sent.
+    expect(turns[1]?.expected.reasoning).toBeTruthy();
+    expect(JSON.stringify(third)).not.toContain('reasoning_content');
   });
 
   it('Anthropic thinking with tools, recorded over two requests: the thinking goes back with its signature, as the client that recorded it sent it', async () => {

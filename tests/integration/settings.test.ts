@@ -175,6 +175,15 @@ describe('settings methods', () => {
     );
     expect((refused as AppError).translations?.['zh-CN']).toMatch(/该服务不提供模型列表/);
 
+    // Azure's address with its part to fill in left as it was: no key goes there to list models.
+    const unfilled = await daemon.peer
+      .request('settings.list_models', { preset: 'azure', api_key: 'sk-azure-typed' })
+      .catch((error: unknown) => error);
+    expect(unfilled).toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('Replace YOUR-RESOURCE'),
+    });
+
     // Another preset without a key of its own: the saved key stays with the server it was for.
     const moved = await daemon.peer.request('settings.set_model', { preset: 'ollama' });
     expect(moved.api_key_removed_for).toBe(new URL(model.openaiBaseUrl).origin);

@@ -25,9 +25,35 @@ export function makeHome(prefix = 'nx-'): TestHome {
     env,
     cleanup: async () => {
       await stopDaemonOf(dir, env);
+      reportDaemonBugs(dir);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the daemon's log says ended it or went unhandled (process-guards.ts), or nothing. */
+export function daemonBugs(dir: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, 'logs', 'daemon.log'), 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) =>
+      /an exception nothing caught ends the daemon|a promise was rejected and nothing handled it/.test(line),
+    )
+    .map((line) => line.slice(0, 4000));
+}
+
+/**
+ * Prints the daemon's own account of a bug before its home goes: in CI the log goes with the
+ * temporary directory, and a test that saw "the daemon closed the connection" says nothing of why.
+ */
+function reportDaemonBugs(dir: string): void {
+  const bugs = daemonBugs(dir);
+  if (bugs.length > 0) console.error(`The daemon of ${dir} logged a bug:\n${bugs.join('\n')}`);
 }
 
 export async function stopDaemonOf(dir: string, env: NodeJS.ProcessEnv): Promise<void> {

@@ -10,6 +10,7 @@ const MODEL_KEY_LABELS: Partial<Record<string, MessageKey>> = {
   'model.api_key': 'settingsApiKey',
   'model.stream_idle_seconds': 'settingsStreamIdle',
   'model.call_timeout_seconds': 'settingsCallTimeout',
+  'model.prompt_cache': 'settingsPromptCache',
 };
 
 /** The model in force, each setting with where it comes from, and the form to change it. */

@@ -17,6 +17,7 @@ import {
   oneLine,
   RunProgress,
   shortParams,
+  terminalSafe,
 } from './run-progress.js';
 import { exitCodeForOutcome } from './command-run.js';
 
@@ -432,5 +433,14 @@ describe('small formatters', () => {
     expect(formatDuration(125_000)).toBe('2 min 5 s');
     expect(formatDetached('r')).toContain('nextai runs stop r');
     expect(messageText([{ type: 'image' }, { type: 'tool_result', is_error: true }])).toBe('[image]\n✗ tool error');
+  });
+});
+
+describe('the model’s words in a terminal', () => {
+  it('keep newlines and tabs, and lose escape sequences, other controls and bidirectional overrides', () => {
+    // OSC 52 (write the clipboard), a cursor move, a carriage return, a bidi override.
+    const hostile = 'Done.\u001b]52;c;ZXZpbA==\u0007\n\tNext\u001b[2Astep\rX\u202eevil\u009b';
+    expect(terminalSafe(hostile)).toBe('Done.]52;c;ZXZpbA==\n\tNext[2AstepXevil');
+    expect(terminalSafe('中文 and emoji 🙂')).toBe('中文 and emoji 🙂');
   });
 });

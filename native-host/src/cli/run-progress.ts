@@ -249,7 +249,7 @@ export class RunProgress {
 
   private streamText(step: number, delta: string, kind: StreamKind): string {
     let out = '';
-    let piece = delta;
+    let piece = terminalSafe(delta);
     const key = `${kind}:${step}`;
     const before = this.texts.get(key) ?? '';
     if (this.textStep !== step || this.textKind !== kind) {
@@ -287,6 +287,17 @@ export class RunProgress {
 }
 
 type StreamKind = 'text' | 'reasoning';
+
+/**
+ * The model's words as a terminal may print them: no control characters but newline and tab (an
+ * escape sequence in an answer — which a page the model read may have put there — could set the
+ * clipboard, rename the window or hide lines), and no bidirectional overrides (text that reads
+ * differently from what it is).
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, '');
+}
 const DIM = '\u001b[2m';
 const UNDIM = '\u001b[22m';
 

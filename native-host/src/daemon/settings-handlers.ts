@@ -24,7 +24,7 @@ import {
 import { createProvider, selectProvider, type ModelConfig, type ProviderSelection } from '../agent/providers/index.js';
 import { listModels } from '../agent/providers/list-models.js';
 import { findPreset, PROVIDER_PRESETS } from '../agent/providers/presets.js';
-import { PROVIDER_DEFAULTS, type ProviderName } from '../agent/providers/select.js';
+import { PROVIDER_DEFAULTS, refuseUnfilledBaseUrl, type ProviderName } from '../agent/providers/select.js';
 import { expandHome } from '../policy/guards/paths.js';
 import { editJson, parseConfigJson, parsePolicyConfig, readConfigFile } from '../policy/config-file.js';
 import { writeFileAtomic } from '../policy/policy-store.js';
@@ -176,6 +176,7 @@ export class SettingsService {
         say('The base URL must start with http:// or https://.', '接口地址必须以 http:// 或 https:// 开头。'),
       );
     }
+    refuseUnfilledBaseUrl(url, baseUrl);
     const typed = params.api_key?.trim() || undefined;
     const savedKey =
       saved?.apiKey !== undefined && new URL(saved.baseUrl).origin === url.origin ? saved.apiKey : undefined;

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import type { Message, ModelEvent } from '../providers/types.js';
 import {
+  coalesced,
   CUT_OFF_NOTE,
   EMPTY_REPLY_NOTE,
   afterStreamError,
@@ -165,5 +166,43 @@ describe('the model turn', () => {
       { role: 'user', content: [{ type: 'text', text: 'a' }] },
     ]);
     expect(withNotes([], ['a'])).toEqual([{ role: 'user', content: [{ type: 'text', text: 'a' }] }]);
+  });
+});
+
+describe('streamed deltas as events', () => {
+  it('go out a few a second, joined, and at once past a size; what waits is sent at the end', () => {
+    vi.useFakeTimers();
+    try {
+      const sent: string[] = [];
+      const deltas = coalesced((delta) => sent.push(delta));
+      for (const token of ['The', ' per', 'son', ' asked']) deltas.push(token);
+      expect(sent).toEqual([]);
+      vi.advanceTimersByTime(100);
+      expect(sent).toEqual(['The person asked']);
+      deltas.push('x'.repeat(5000));
+      expect(sent).toHaveLength(2);
+      deltas.push(' the end');
+      deltas.flush();
+      expect(sent.join('')).toBe(`The person asked${'x'.repeat(5000)} the end`);
+      vi.advanceTimersByTime(1000);
+      expect(sent).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a send that fails from the timer is thrown to the reader, never from the timer', () => {
+    vi.useFakeTimers();
+    try {
+      const deltas = coalesced(() => {
+        throw new Error('the database is full');
+      });
+      deltas.push('a');
+      expect(() => vi.advanceTimersByTime(100)).not.toThrow();
+      expect(() => deltas.push('b')).toThrow('the database is full');
+      expect(() => deltas.flush()).toThrow('the database is full');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

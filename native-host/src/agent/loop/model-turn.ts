@@ -230,11 +230,16 @@ async function attemptModelCall(
       },
       { signal: runtime.modelSignal() },
     );
-    reply = await readReply(
-      stream,
-      (delta) => runtime.emit('run.text', { run_id: runId, step, delta }),
-      (delta) => runtime.emit('run.reasoning', { run_id: runId, step, delta }),
-    );
+    // A delta is often one token: sent on as a few events a second, not one stored event a token
+    // (a long thinking would push every other run's events out of the event log).
+    const text = coalesced((delta) => runtime.emit('run.text', { run_id: runId, step, delta }));
+    const thinking = coalesced((delta) => runtime.emit('run.reasoning', { run_id: runId, step, delta }));
+    try {
+      reply = await readReply(stream, text.push, thinking.push);
+    } finally {
+      thinking.flush();
+      text.flush();
+    }
   } catch (error) {
     // The database failed under the stream (its text could not be recorded): not the model's
     // failure, and nothing can be written now — the run waits for the database (RunLoop.end).
@@ -343,4 +348,42 @@ function tryingAgain(error: AppError, delayMs: number, nextAttempt: number): App
       `${error.translations?.['zh-CN'] ?? error.message} ${seconds} 秒后重试（第 ${nextAttempt} 次，共 ${MODEL_ATTEMPTS} 次）。`,
     ),
   );
+}
+
+/** How often streamed text goes out as an event at most, and how much may wait for it. */
+const DELTA_INTERVAL_MS = 100;
+const DELTA_MAX_CHARS = 4096;
+
+/**
+ * Deltas joined into one `send` every DELTA_INTERVAL_MS (or sooner, once DELTA_MAX_CHARS wait);
+ * `flush` sends what waits at once (the answer ended, or broke off).
+ */
+export function coalesced(send: (delta: string) => void): { push: (delta: string) => void; flush: () => void } {
+  let waiting = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** What sending from the timer threw (the database failed): thrown to the stream's reader, never from a timer. */
+  let failed: { error: unknown } | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (failed) throw failed.error;
+    if (waiting === '') return;
+    const delta = waiting;
+    waiting = '';
+    send(delta);
+  };
+  const fromTimer = () => {
+    try {
+      flush();
+    } catch (error) {
+      failed ??= { error };
+    }
+  };
+  const push = (delta: string) => {
+    if (failed) throw failed.error;
+    waiting += delta;
+    if (waiting.length >= DELTA_MAX_CHARS) flush();
+    else timer ??= setTimeout(fromTimer, DELTA_INTERVAL_MS);
+  };
+  return { push, flush };
 }

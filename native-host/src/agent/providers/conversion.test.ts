@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { AnthropicProvider } from './anthropic.js';
-import { OpenAiProvider, usesMaxCompletionTokens } from './openai.js';
+import { OpenAiProvider, sendsReasoningBack, usesMaxCompletionTokens } from './openai.js';
 import type { ProviderOptions } from './provider-options.js';
 import { parseToolArguments, type ModelProvider, type ModelRequest } from './types.js';
 
@@ -165,6 +165,44 @@ describe('the OpenAI-compatible request', () => {
     }
   });
 
+  it('sends reasoning back only to servers that need it: DeepSeek and Kimi yes, Groq and Mistral never', async () => {
+    const withThinking: ModelRequest = {
+      ...request,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Ask the tool.' },
+            { type: 'tool_use', id: 't1', name: 'screenshot', input: {} },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [{ type: 'text', text: 'ok' }] }] },
+      ],
+    };
+    const sent = async (baseUrl: string, model: string) => {
+      const at = (options: ProviderOptions) => new OpenAiProvider({ ...options, baseUrl });
+      const body = await sentBody(at, { ...withThinking, model });
+      const assistant = (body.messages as { role: string; reasoning_content?: string }[]).find(
+        (message) => message.role === 'assistant',
+      );
+      return assistant?.reasoning_content;
+    };
+    expect(await sent('https://api.deepseek.com/v1', 'deepseek-reasoner')).toBe('Ask the tool.');
+    // DeepSeek's host without the preset's path, and Kimi.
+    expect(await sent('https://api.deepseek.com', 'deepseek-chat')).toBe('Ask the tool.');
+    expect(await sent('https://api.moonshot.ai/v1', 'kimi-k2.6')).toBe('Ask the tool.');
+    // Groq (400) and Mistral (422) refuse the field, whatever the model.
+    expect(await sent('https://api.groq.com/openai/v1', 'openai/gpt-oss-120b')).toBeUndefined();
+    expect(await sent('https://api.mistral.ai/v1', 'magistral-medium-latest')).toBeUndefined();
+    expect(await sent('https://api.groq.com/openai/v1', 'deepseek-r1-distill-llama-70b')).toBeUndefined();
+    // A proxy or a server on this computer: by the model.
+    expect(await sent('https://llm.example.org/v1', 'deepseek-reasoner')).toBe('Ask the tool.');
+    expect(await sent('http://127.0.0.1:8000/v1', 'deepseek-ai/DeepSeek-V3.1')).toBe('Ask the tool.');
+    expect(await sent('https://llm.example.org/v1', 'qwen3-235b-a22b')).toBeUndefined();
+    expect(sendsReasoningBack('https://api.openai.com/v1', 'gpt-5.4')).toBe(false);
+  });
+
   it('names it max_completion_tokens for any Azure deployment, whatever the person named it', async () => {
     const azure = (options: ProviderOptions) =>
       new OpenAiProvider({ ...options, baseUrl: 'https://contoso.openai.azure.com/openai/v1' });
@@ -237,6 +275,7 @@ describe('the OpenAI-compatible request', () => {
   it('sends reasoning back as reasoning_content on the assistant message (DeepSeek needs it with tool calls)', async () => {
     const body = await sentBody(openai, {
       ...request,
+      model: 'deepseek-reasoner',
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
         {

@@ -5,7 +5,7 @@ import { AppError } from '@nextai/shared';
 import { AnthropicProvider } from './anthropic.js';
 import { OpenAiProvider } from './openai.js';
 import type { RetryPolicy } from './retry.js';
-import { isTransientModelError, jsonAnswerAsEvents } from './sse.js';
+import { MAX_JSON_ANSWER_BYTES, isTransientModelError, jsonAnswerAsEvents, limitLines } from './sse.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from './types.js';
 
 const request: ModelRequest = {
@@ -207,6 +207,56 @@ describe('usage', () => {
       usage: { inputTokens: 2, outputTokens: 100, estimated: true },
     });
   });
+
+  it('is estimated for an Anthropic-format server whose message_delta has no usage (the SDK would say 0 out)', async () => {
+    const event = (data: object) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const body = () =>
+      slowStream(
+        [
+          event({
+            type: 'message_start',
+            message: {
+              id: 'm',
+              type: 'message',
+              role: 'assistant',
+              content: [],
+              usage: { input_tokens: 25, output_tokens: 1 },
+            },
+          }),
+          event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+          event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(400) } }),
+          event({ type: 'content_block_stop', index: 0 }),
+          event({ type: 'message_delta', delta: { stop_reason: 'end_turn' } }),
+          event({ type: 'message_stop' }),
+        ],
+        1,
+        'close',
+      );
+    const { events, error } = await readAll(providerAnswering('anthropic', body));
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toEqual({
+      type: 'done',
+      stopReason: 'end_turn',
+      // The input count the server sent; the output estimated from the 400 characters.
+      usage: { inputTokens: 25, outputTokens: 100, estimated: true },
+    });
+  });
+
+  it('is the server’s when an Anthropic-format server sends it', async () => {
+    const body = () =>
+      slowStream(
+        [
+          anthropicStart,
+          'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}\n\n',
+          'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+        ],
+        1,
+        'close',
+      );
+    const { events } = await readAll(providerAnswering('anthropic', body));
+    expect(events.at(-1)).toMatchObject({ usage: { inputTokens: 1, outputTokens: 7 } });
+    expect((events.at(-1) as { usage: { estimated?: boolean } }).usage.estimated).toBeUndefined();
+  });
 });
 
 describe('jsonAnswerAsEvents', () => {
@@ -230,7 +280,7 @@ describe('jsonAnswerAsEvents', () => {
       }),
       { headers: { 'content-type': 'application/json' } },
     );
-    const streamed = await jsonAnswerAsEvents(answer);
+    const streamed = await jsonAnswerAsEvents(answer, 'OpenAI-compatible');
     expect(streamed.headers.get('content-type')).toBe('text/event-stream');
     const [data, done] = (await streamed.text()).split('\n\n');
     expect(JSON.parse(data?.slice('data: '.length) ?? '')).toEqual({
@@ -250,5 +300,46 @@ describe('jsonAnswerAsEvents', () => {
       usage: { prompt_tokens: 3, completion_tokens: 2 },
     });
     expect(done).toBe('data: [DONE]');
+  });
+});
+
+describe('what a server may not make the daemon hold', () => {
+  const streamOf = (...pieces: string[]) =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const piece of pieces) controller.enqueue(new TextEncoder().encode(piece));
+          controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream' } },
+    );
+
+  it('a line longer than the limit ends the answer as malformed (transient), wherever its pieces fall', async () => {
+    const limited = limitLines(streamOf('data: {"a":1}\n\n', 'data: ', 'x'.repeat(60), 'y'.repeat(60)), 'Test', 100);
+    const failure = await limited.text().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('a line of more than') });
+    expect(isTransientModelError(failure)).toBe(true);
+    // Lines under the limit pass whole, however many.
+    const fine = limitLines(streamOf('data: 1\n', 'x'.repeat(90), '\n', 'y'.repeat(90), '\n'), 'Test', 100);
+    expect(await fine.text()).toBe(`data: 1\n${'x'.repeat(90)}\n${'y'.repeat(90)}\n`);
+  });
+
+  it('a whole JSON answer over the limit is refused, not parsed', async () => {
+    const huge = new Response(
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          // An answer that never ends: refused once past the limit, without waiting for its end.
+          controller.enqueue(new Uint8Array(4 * 1024 * 1024).fill(32));
+        },
+      }),
+      { headers: { 'content-type': 'application/json' } },
+    );
+    const failure = await jsonAnswerAsEvents(huge, 'Test').catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      message: expect.stringContaining(`an answer of more than ${MAX_JSON_ANSWER_BYTES / 1024 / 1024} MB`),
+    });
+    const notJson = await jsonAnswerAsEvents(new Response('{"choices": ['), 'Test').catch((error: unknown) => error);
+    expect(notJson).toMatchObject({ message: expect.stringContaining('an answer that is not JSON') });
   });
 });

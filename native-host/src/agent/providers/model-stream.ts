@@ -42,6 +42,8 @@ export interface ModelCall {
   providerOptions?: SharedV3ProviderOptions;
   /** Anthropic prompt caching (prompt.ts). */
   cache?: boolean;
+  /** OpenAI-compatible: the model's reasoning goes back as `reasoning_content` (see toPrompt). */
+  reasoningBack?: boolean;
 }
 
 /** Each call's own fetch (modelFetch), by the call's signal, which the SDK passes to its fetch. */
@@ -174,6 +176,35 @@ function anthropicStop(raw: unknown): { reason?: string; explanation?: string } 
   return {
     ...(typeof delta.stop_reason === 'string' ? { reason: delta.stop_reason } : {}),
     ...(typeof explanation === 'string' ? { explanation } : {}),
+  };
+}
+
+/** Notes which of the input and output counts a raw Anthropic event carries. */
+function noteAnthropicUsage(raw: unknown, sent: { input: boolean; output: boolean }): void {
+  const value = asRecord(raw);
+  const usage = asRecord(value.type === 'message_start' ? asRecord(value.message).usage : value.usage);
+  if (value.type !== 'message_start' && value.type !== 'message_delta') return;
+  if (typeof usage.input_tokens === 'number') sent.input = true;
+  // message_start's output count is a placeholder (1); the real one comes with message_delta.
+  if (value.type === 'message_delta' && typeof usage.output_tokens === 'number') sent.output = true;
+}
+
+/**
+ * Anthropic's usage where the server left counts out (a server that speaks the format but sends
+ * no usage): the missing ones estimated, so that the run's token and cost limits still hold.
+ */
+function anthropicUsage(
+  usage: Usage,
+  sent: { input: boolean; output: boolean },
+  estimate: () => { input: number; output: number },
+): Usage {
+  if (sent.input && sent.output) return usage;
+  const guess = estimate();
+  return {
+    ...usage,
+    inputTokens: sent.input ? usage.inputTokens : Math.max(usage.inputTokens, guess.input),
+    outputTokens: sent.output ? usage.outputTokens : Math.max(usage.outputTokens, guess.output),
+    estimated: true,
   };
 }
 
@@ -338,9 +369,14 @@ export async function* streamModelCall(
   let streamedChars = 0;
   /** Anthropic's stop reason as sent: the SDK's, unless it refused the event that carried it. */
   let stop: ReturnType<typeof anthropicStop>;
+  /** Anthropic: which counts the server really sent (the SDK starts both at 0, so its totals cannot tell). */
+  const usageSent = { input: false, output: false };
   try {
     const started = model.doStream({
-      prompt: toPrompt(request, call.format, { cache: call.cache === true }),
+      prompt: toPrompt(request, call.format, {
+        cache: call.cache === true,
+        reasoningBack: call.reasoningBack === true,
+      }),
       tools: toTools(request, { format: call.format, cache: call.cache === true }),
       maxOutputTokens: request.maxTokens,
       abortSignal: signal,
@@ -364,6 +400,7 @@ export async function* streamModelCall(
           if (piece !== undefined) refusalPieces.push(piece);
         } else {
           stop = anthropicStop(part.rawValue) ?? stop;
+          noteAnthropicUsage(part.rawValue, usageSent);
           const text = startingText(part.rawValue);
           if (text !== undefined) {
             streamedChars += text.length;
@@ -448,10 +485,14 @@ export async function* streamModelCall(
   }
   // Anthropic says nothing when the stream ends without `message_stop`: the answer is incomplete.
   if (finish === undefined) throw endedEarly(target.providerLabel);
-  const usage = usageOf(finish.usage, () => ({
+  const estimate = () => ({
     input: estimateTokens(request.messages, { system: request.system, tools: request.tools }),
     output: Math.ceil(streamedChars / 4),
-  }));
+  });
+  const usage =
+    call.format === 'anthropic'
+      ? anthropicUsage(usageOf(finish.usage, estimate), usageSent, estimate)
+      : usageOf(finish.usage, estimate);
   if (call.format === 'openai') {
     const declined = refusal.trim() !== '';
     yield {

@@ -2,12 +2,27 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3Usage } from '@ai-sdk/provider';
 
 import { callFetch, sdkModel, streamModelCall } from './model-stream.js';
+import { presetForBaseUrl, presetForHost } from './presets.js';
 import { asRecord, type ProviderOptions } from './provider-options.js';
 import type { ModelEvent, ModelProvider, ModelRequest, StreamOptions } from './types.js';
 
 /** OpenAI's reasoning models, also behind OpenRouter-style "openai/…" names. */
 export function usesMaxCompletionTokens(model: string, baseUrl = ''): boolean {
   return /^(?:openai\/)?(?:o\d|gpt-5)/iu.test(model) || isAzureOpenAi(baseUrl);
+}
+
+/**
+ * Whether an OpenAI-compatible server is sent the model's reasoning back (`reasoning_content` on
+ * the assistant messages). A known server says so in its preset: DeepSeek and Kimi require it with
+ * tool calls (HTTP 400 without it); Groq and Mistral refuse the field (400, 422), and the others
+ * have no use for it. An unknown one (a proxy, a gateway) or one on this computer gets it when the
+ * model is one of those that require it.
+ */
+export function sendsReasoningBack(baseUrl: string, model: string): boolean {
+  const preset = presetForBaseUrl(baseUrl) ?? presetForHost(baseUrl);
+  // A server on this computer (Ollama, LM Studio, vLLM) serves whatever model it was given.
+  if (preset && preset.group !== 'local') return preset.quirks.reasoningContentRoundTrip === true;
+  return /deepseek|kimi|moonshot/iu.test(model);
 }
 
 /**
@@ -108,6 +123,7 @@ export class OpenAiProvider implements ModelProvider {
             fetch: callFetch,
           }).languageModel(request.model),
         ),
+        reasoningBack: sendsReasoningBack(baseUrl, request.model),
       },
       request,
       options.signal,

@@ -297,6 +297,18 @@ export function presetForBaseUrl(baseUrl: string | undefined): ProviderPreset | 
   return wanted === undefined ? undefined : PROVIDER_PRESETS.find((preset) => normalizedUrl(preset.baseUrl) === wanted);
 }
 
+/**
+ * The preset of the server at this host (and port), whatever the path: `https://api.deepseek.com`
+ * is DeepSeek's server though the preset says `…/v1`. Undefined when none, or more than one, is there.
+ */
+export function presetForHost(baseUrl: string | undefined): ProviderPreset | undefined {
+  const host = (text: string | undefined) => normalizedUrl(text)?.replace(/^(\w+:\/\/[^/]+).*$/u, '$1');
+  const wanted = host(baseUrl);
+  if (wanted === undefined) return undefined;
+  const found = PROVIDER_PRESETS.filter((preset) => host(preset.baseUrl) === wanted);
+  return found.length === 1 ? found[0] : undefined;
+}
+
 function normalizedUrl(text: string | undefined): string | undefined {
   if (text === undefined || text.trim() === '') return undefined;
   try {

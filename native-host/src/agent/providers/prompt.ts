@@ -100,15 +100,21 @@ export interface PromptOptions {
    * of the last two user messages (the conversation so far, which the next call starts with).
    */
   cache?: boolean;
+  /**
+   * OpenAI-compatible servers: the model's reasoning goes back as `reasoning_content` (DeepSeek and
+   * Kimi require it; see `sendsReasoningBack`). Otherwise it is left out: Groq (400) and Mistral
+   * (422) refuse the field.
+   */
+  reasoningBack?: boolean;
 }
 
 /**
  * Our conversation as an AI SDK prompt. Reasoning goes back as each provider requires: Anthropic's
- * thinking blocks whole, with their signatures; to OpenAI-compatible servers as the assistant
- * message's `reasoning_content`, which DeepSeek requires on every message with tool calls since the
- * person's last message (HTTP 400 without it) and ignores on older ones. It is sent on all of them:
- * what counts as "the person's last message" on the server (our notes and the loop's screenshots
- * travel as user messages too) cannot be known here, and too much is ignored where too little fails.
+ * thinking blocks whole, with their signatures; to an OpenAI-compatible server that needs it as the
+ * assistant message's `reasoning_content` — DeepSeek requires it on every message with tool calls
+ * since the person's last message (HTTP 400 without it) and ignores it on older ones, so it is sent
+ * on all of them: what counts as "the person's last message" on the server (our notes and the
+ * loop's screenshots travel as user messages too) cannot be known here.
  */
 export function toPrompt(
   request: ModelRequest,
@@ -116,6 +122,7 @@ export function toPrompt(
   options: PromptOptions = {},
 ): LanguageModelV3Prompt {
   const cache = options.cache === true && format === 'anthropic';
+  const keepReasoning = format === 'anthropic' || options.reasoningBack === true;
   const prompt: LanguageModelV3Prompt = [];
   if (request.system !== undefined && request.system !== '') {
     prompt.push({ role: 'system', content: request.system, ...(cache ? { providerOptions: CACHE_POINT } : {}) });
@@ -125,7 +132,8 @@ export function toPrompt(
   const userEnds: number[] = [];
   for (const message of request.messages) {
     if (message.role === 'assistant') {
-      const content = message.content.map((block) => {
+      const blocks = keepReasoning ? message.content : message.content.filter((block) => block.type !== 'reasoning');
+      const content = blocks.map((block) => {
         if (block.type === 'text') return { type: 'text' as const, text: block.text };
         if (block.type === 'reasoning') return reasoning(block);
         toolNames.set(block.id, block.name);

@@ -1,7 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
 import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RequestTarget, type RetryPolicy } from './retry.js';
-import { endAtDone, jsonAnswerAsEvents } from './sse.js';
+import { endAtDone, jsonAnswerAsEvents, limitLines } from './sse.js';
 
 export interface ProviderOptions {
   /** Without a trailing slash, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
@@ -93,9 +93,12 @@ export function modelFetch(options: ProviderOptions, transport: CallTransport): 
     );
     transport.onResponse();
     const type = response.headers.get('content-type') ?? '';
-    if (/\btext\/html\b/i.test(type)) throw await webPageInstead(response, url, transport.target.providerLabel);
-    if (!transport.chatCompletions) return response;
-    return /\bapplication\/json\b/i.test(type) ? jsonAnswerAsEvents(response) : endAtDone(response);
+    const label = transport.target.providerLabel;
+    if (/\btext\/html\b/i.test(type)) throw await webPageInstead(response, url, label);
+    if (!transport.chatCompletions) return limitLines(response, label);
+    return /\bapplication\/json\b/i.test(type)
+      ? jsonAnswerAsEvents(response, label)
+      : endAtDone(limitLines(response, label));
   };
 }
 
@@ -107,14 +110,21 @@ export function modelFetch(options: ProviderOptions, transport: CallTransport): 
 async function webPageInstead(response: Response, url: string, label: string): Promise<AppError> {
   // The title is near the top; a page that goes on without end is not read further.
   const head = await readUpTo(response, 16 * 1024).catch(() => '');
-  const title = /<title[^>]*>([^<]{1,200})/iu.exec(head)?.[1]?.replace(/\s+/gu, ' ').trim();
+  // Shown in the panel and printed by `nextai run`: no control characters (a terminal would obey them).
+  const title = /<title[^>]*>([^<]{1,200})/iu
+    .exec(head)?.[1]
+    ?.replace(/[\p{Cc}\p{Cf}]+/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
   const named = title ? ` ("${title}")` : '';
+  // The origin only: the rest of the address may carry a key in its query (some gateways take one).
+  const where = originOf(url);
   return new AppError(
     'UNAVAILABLE',
     say(
-      `${url} answered with a web page${named}, not the ${label} API. Check the model base URL (Settings → ` +
+      `${where} answered with a web page${named}, not the ${label} API. Check the model base URL (Settings → ` +
         'Model), or whether a sign-in page or a proxy is in the way.',
-      `${url} 返回的是一个网页${title ? `（“${title}”）` : ''}，而不是 ${label} 接口。请检查模型接口地址（设置 → 模型），` +
+      `${where} 返回的是一个网页${title ? `（“${title}”）` : ''}，而不是 ${label} 接口。请检查模型接口地址（设置 → 模型），` +
         '或是否有登录页面、代理挡在中间。',
     ),
     { details: { status: response.status, content_type: 'text/html' } },
@@ -138,4 +148,12 @@ async function readUpTo(response: Response, limit: number): Promise<string> {
     await reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit));
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'The model server';
+  }
 }

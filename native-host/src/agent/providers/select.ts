@@ -129,22 +129,7 @@ export function selectProvider(
       { cause: error },
     );
   }
-  const toFill = PROVIDER_PRESETS.find(
-    (candidate) => candidate.baseUrlToFill && baseUrl.hostname.includes(candidate.baseUrlToFill.toLowerCase()),
-  );
-  if (toFill?.baseUrlToFill) {
-    const part = toFill.baseUrlToFill;
-    throw new AppError(
-      'CONFIG_INVALID',
-      say(
-        `Replace ${part} in the model base URL (${baseUrlText}) with your own: for ${toFill.label.en}, the name of ` +
-          `your resource. Set it in Settings → Model, or with \`nextai config set model.base_url …\`.`,
-        `请把模型接口地址（${baseUrlText}）中的 ${part} 换成你自己的：对 ${toFill.label['zh-CN']} 来说是你的资源名称。` +
-          `可在“设置 → 模型”中修改，或运行 \`nextai config set model.base_url …\`。`,
-      ),
-      { details: { base_url: baseUrlText, fill_in: part } },
-    );
-  }
+  refuseUnfilledBaseUrl(baseUrl, baseUrlText);
   if (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') {
     throw new AppError(
       'CONFIG_INVALID',
@@ -189,4 +174,26 @@ export function selectProvider(
     apiKey,
     apiKeySource: fromConfig !== undefined ? 'config' : fromEnvironment !== undefined ? 'environment' : 'none',
   };
+}
+
+/**
+ * Refuses a base URL that still holds a preset's part to fill in (Azure's YOUR-RESOURCE): nothing
+ * is sent there, not a run's request nor a key to list the models.
+ */
+export function refuseUnfilledBaseUrl(baseUrl: URL, baseUrlText: string): void {
+  const toFill = PROVIDER_PRESETS.find(
+    (candidate) => candidate.baseUrlToFill && baseUrl.hostname.includes(candidate.baseUrlToFill.toLowerCase()),
+  );
+  if (!toFill?.baseUrlToFill) return;
+  const part = toFill.baseUrlToFill;
+  throw new AppError(
+    'CONFIG_INVALID',
+    say(
+      `Replace ${part} in the model base URL (${baseUrlText}) with your own: for ${toFill.label.en}, the name of ` +
+        `your resource. Set it in Settings → Model, or with \`nextai config set model.base_url …\`.`,
+      `请把模型接口地址（${baseUrlText}）中的 ${part} 换成你自己的：对 ${toFill.label['zh-CN']} 来说是你的资源名称。` +
+        `可在“设置 → 模型”中修改，或运行 \`nextai config set model.base_url …\`。`,
+    ),
+    { details: { base_url: baseUrlText, fill_in: part } },
+  );
 }

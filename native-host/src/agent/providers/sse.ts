@@ -66,8 +66,15 @@ export function endedEarly(label: string): AppError {
  * A chat-completions server that ignored `stream: true` and answered with one JSON body: the
  * same answer as the one chunk of a stream, so that the streaming parser reads it.
  */
-export async function jsonAnswerAsEvents(response: Response): Promise<Response> {
-  const body = (await response.json()) as {
+export async function jsonAnswerAsEvents(response: Response, label: string): Promise<Response> {
+  const text = await readAtMost(response, MAX_JSON_ANSWER_BYTES, label);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw malformedStream(label, 'an answer that is not JSON', error);
+  }
+  const body = (parsed ?? {}) as {
     choices?: { message?: Record<string, unknown>; finish_reason?: unknown }[];
   } & Record<string, unknown>;
   const choice = body.choices?.[0] ?? {};
@@ -83,6 +90,61 @@ export async function jsonAnswerAsEvents(response: Response): Promise<Response> 
     status: response.status,
     headers: { 'content-type': 'text/event-stream' },
   });
+}
+
+/** The longest line of a stream (one event's data): far above any real one, far below harm. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+/** The largest whole JSON answer to a streamed request. */
+export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** A body's text, refused (transient, malformed) past `limit` bytes: a server cannot fill the memory. */
+async function readAtMost(response: Response, limit: number, label: string): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw malformedStream(label, `an answer of more than ${limit / 1024 / 1024} MB`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A stream whose lines may be at most `maxLineBytes` long: the SDK's parser keeps an unfinished
+ * line in memory, and a server that never sends a newline would otherwise fill it for as long as
+ * the idle limit lets it (the bytes keep coming, but no event does).
+ */
+export function limitLines(response: Response, label: string, maxLineBytes = MAX_LINE_BYTES): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  /** Bytes since the last newline. */
+  let open = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      const newline = value.lastIndexOf(10);
+      open = newline === -1 ? open + value.byteLength : value.byteLength - newline - 1;
+      if (open > maxLineBytes) {
+        void reader.cancel().catch(() => undefined);
+        controller.error(malformedStream(label, `a line of more than ${Math.round(maxLineBytes / 1024 / 1024)} MB`));
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The `data: [DONE]` line that ends a chat-completions stream (CRLF or LF). */
