@@ -1,9 +1,10 @@
 import { AppError, say } from '@nextai/shared';
 
+import { readBody } from './read-body.js';
 import type { ProviderName } from './select.js';
 
-// Nothing here comes from the providers' transport (anthropic.ts, openai.ts, error-causes.ts): a
-// model list is one GET, and that code is being replaced separately.
+// Not the model calls' transport (model-stream.ts and the AI SDK): a model list is one GET, with
+// its own short time limit and a bound on what is read.
 
 /** The Messages API version header Anthropic requires on every request, this one included. */
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -82,7 +83,18 @@ async function get(
   try {
     // Not followed: the key would go along to wherever the redirect points.
     response = await fetch(url, { method: 'GET', headers, signal, redirect: 'manual' });
-    text = await readLimited(response);
+    text = await readBody(
+      response,
+      MAX_BODY_BYTES,
+      () =>
+        new AppError(
+          'UNAVAILABLE',
+          say(
+            `The model list from ${originOf(response.url)} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB; type the model name.`,
+            `${originOf(response.url)} 返回的模型列表超过 ${MAX_BODY_BYTES / 1024 / 1024} MB；请直接输入模型名称。`,
+          ),
+        ),
+    );
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (signal.aborted) {
@@ -231,31 +243,6 @@ export function serverWords(text: string, apiKey: string | undefined): string {
 function nextPage(body: unknown): string | undefined {
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   return record.has_more === true && typeof record.last_id === 'string' ? record.last_id : undefined;
-}
-
-async function readLimited(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new AppError(
-        'UNAVAILABLE',
-        say(
-          `The model list from ${originOf(response.url)} is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB; type the model name.`,
-          `${originOf(response.url)} 返回的模型列表超过 ${MAX_BODY_BYTES / 1024 / 1024} MB；请直接输入模型名称。`,
-        ),
-      );
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
 }
 
 function originOf(url: string): string {

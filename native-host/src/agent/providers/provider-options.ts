@@ -1,5 +1,6 @@
 import { AppError, say } from '@nextai/shared';
 
+import { readBody } from './read-body.js';
 import { DEFAULT_RETRY_POLICY, fetchWithRetry, type RequestTarget, type RetryPolicy } from './retry.js';
 import { endAtDone, jsonAnswerAsEvents, limitLines } from './sse.js';
 
@@ -109,7 +110,7 @@ export function modelFetch(options: ProviderOptions, transport: CallTransport): 
  */
 async function webPageInstead(response: Response, url: string, label: string): Promise<AppError> {
   // The title is near the top; a page that goes on without end is not read further.
-  const head = await readUpTo(response, 16 * 1024).catch(() => '');
+  const head = await readBody(response, 16 * 1024).catch(() => '');
   // Shown in the panel and printed by `nextai run`: no control characters (a terminal would obey them).
   const title = /<title[^>]*>([^<]{1,200})/iu
     .exec(head)?.[1]
@@ -129,25 +130,6 @@ async function webPageInstead(response: Response, url: string, label: string): P
     ),
     { details: { status: response.status, content_type: 'text/html' } },
   );
-}
-
-/** The first `limit` bytes of a body as text; the rest is not waited for. */
-async function readUpTo(response: Response, limit: number): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).toString('utf8', 0, Math.min(size, limit));
 }
 
 function originOf(url: string): string {

@@ -1,5 +1,7 @@
 import { AppError, say } from '@nextai/shared';
 
+import { readBody } from './read-body.js';
+
 /**
  * The answer's stream around the AI SDK's parsers: how it fails (a stall, a drop, a malformed
  * stream, all transient: the call may be made again), and a server that answered a streamed
@@ -67,7 +69,9 @@ export function endedEarly(label: string): AppError {
  * same answer as the one chunk of a stream, so that the streaming parser reads it.
  */
 export async function jsonAnswerAsEvents(response: Response, label: string): Promise<Response> {
-  const text = await readAtMost(response, MAX_JSON_ANSWER_BYTES, label);
+  const text = await readBody(response, MAX_JSON_ANSWER_BYTES, () =>
+    malformedStream(label, `an answer of more than ${MAX_JSON_ANSWER_BYTES / 1024 / 1024} MB`),
+  );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -96,25 +100,6 @@ export async function jsonAnswerAsEvents(response: Response, label: string): Pro
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** The largest whole JSON answer to a streamed request. */
 export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
-
-/** A body's text, refused (transient, malformed) past `limit` bytes: a server cannot fill the memory. */
-async function readAtMost(response: Response, limit: number, label: string): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw malformedStream(label, `an answer of more than ${limit / 1024 / 1024} MB`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /**
  * A stream whose lines may be at most `maxLineBytes` long: the SDK's parser keeps an unfinished
