@@ -62,6 +62,7 @@ export async function runBrowserTool(
   input: Record<string, unknown>,
   callId: string,
   call?: BrowserCallContext,
+  signal?: AbortSignal,
 ): Promise<ToolResult> {
   const started = performance.now();
   const duration = () => Math.round((performance.now() - started) * 100) / 100;
@@ -87,7 +88,7 @@ export async function runBrowserTool(
   }
   try {
     const handler = entry as (input: unknown, context: BrowserToolContext) => Promise<unknown>;
-    return { ok: true, output: await handler(parsed.data, { callId, call }), duration_ms: duration() };
+    return { ok: true, output: await handler(parsed.data, { callId, call, signal }), duration_ms: duration() };
   } catch (error) {
     const appError = error instanceof AppError ? error : toAppError(error, 'TOOL_FAILED');
     return { ok: false, error: { code: appError.code, message: appError.message }, duration_ms: duration() };

@@ -155,7 +155,9 @@ export class HostConnection {
     const peer: DaemonClientPeer = createDaemonClientPeer({
       send: (message) => port.postMessage(message),
       handlers: {
-        'extension.tool_call': ({ name, input, call_id, context }) => runBrowserTool(name, input, call_id, context),
+        // The daemon withdraws a call (rpc.cancel) on the emergency stop or a run's stop: its signal.
+        'extension.tool_call': ({ name, input, call_id, context }, { signal }) =>
+          runBrowserTool(name, input, call_id, context, signal),
         'extension.inspect': ({ input, call_id, context, tool }) => inspectBrowserCall(input, call_id, context, tool),
         'extension.surfaces': async () => ({ surfaces: (await this.options.ownSurfaces?.()) ?? [] }),
       },

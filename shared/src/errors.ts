@@ -41,6 +41,8 @@ export const ERROR_CODES = {
 
   TIMEOUT: -32030,
   DISCONNECTED: -32031,
+  /** The caller withdrew the request (a stop, the run's end, the caller gone): no answer follows. */
+  CANCELLED: -32032,
 
   POLICY_BLOCKED: -32050,
   APPROVAL_DENIED: -32051,

@@ -14,3 +14,16 @@ declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean });
   decode(input: Uint8Array): string;
 }
+
+/** Both runtimes' abort signals, as far as a withdrawn request needs them. */
+declare class AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+declare class AbortController {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}

@@ -13,6 +13,7 @@ import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { makeHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 import { benchBrowser } from './browser.js';
+import { benchStopWithBrowserCall } from './browser-stop.js';
 import { benchDaemonMemory } from './desktop-daemon.js';
 import { benchDiskFull } from './disk-full.js';
 import { benchFaults } from './faults.js';
@@ -80,7 +81,10 @@ async function main(): Promise<void> {
   }
   if (wanted('loop')) process.stdout.write(`${[...(await benchLoop()), ''].join('\n')}\n`);
   if (wanted('schedule')) process.stdout.write(`${[...(await benchSchedule()), ''].join('\n')}\n`);
-  if (wanted('browser')) process.stdout.write(`${[...(await benchBrowser()), ''].join('\n')}\n`);
+  if (wanted('browser')) {
+    process.stdout.write(`${[...(await benchBrowser()), ''].join('\n')}\n`);
+    process.stdout.write(`${[...(await benchStopWithBrowserCall()), ''].join('\n')}\n`);
+  }
   if (wanted('faults')) {
     process.stdout.write(`${[...(await benchFaults()), ''].join('\n')}\n`);
     process.stdout.write(`${[...(await benchRecovery()), ''].join('\n')}\n`);

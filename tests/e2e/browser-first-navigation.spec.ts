@@ -60,3 +60,20 @@ test('with the default configuration (the fixture host named), the first browser
     expect((await call('browser_tabs', { action: 'close' })).ok).toBe(true);
   }
 });
+
+test('the emergency stop reaches the tab: a navigation still loading ends at once, and the page stops loading', async () => {
+  const call = cliTools(home.env);
+  // A page that never finishes: the call would wait its whole time limit (a minute here).
+  const navigating = call('browser_navigate', { url: site.url('never'), timeout: 60_000 });
+  await expect.poll(() => site.neverLoads().open, { timeout: 20_000 }).toBe(1);
+
+  const stopped = await runCli(['stop', '--reason', 'e2e: stop while a page loads'], home.env);
+  expect(stopped.code, stopped.stderr).toBe(0);
+  const result = await navigating;
+  expect(result.ok).toBe(false);
+  expect(result.error?.code).toBe('EMERGENCY_STOPPED');
+  // The extension was told (not only the daemon's caller): it stopped waiting, and the tab
+  // stopped loading the page, as the browser's Stop button does.
+  await expect.poll(() => site.neverLoads(), { timeout: 5_000 }).toEqual({ open: 0, abandoned: 1 });
+  expect((await runCli(['stop', '--reset'], home.env)).code).toBe(0);
+});

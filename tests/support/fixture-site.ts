@@ -30,6 +30,11 @@ export interface FixtureSite {
   blockedHits(): RecordedRequest[];
   /** Form posts received under /submit/<name>. */
   submissions(name: string): RecordedRequest[];
+  /**
+   * `/never`: a page that starts and never finishes loading. How many such loads are open now, and
+   * how many the browser gave up on (closed before the page ended).
+   */
+  neverLoads(): { open: number; abandoned: number };
   close(): Promise<void>;
 }
 
@@ -59,6 +64,7 @@ const ITEM_PAGES = 5;
  */
 export async function startFixtureSite(): Promise<FixtureSite> {
   const requests: RecordedRequest[] = [];
+  const never = { open: 0, abandoned: 0 };
   const handler = async (request: http.IncomingMessage, response: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -82,6 +88,17 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       const page = Number(url.searchParams.get('page') ?? 0);
       const items = Array.from({ length: ITEMS_PER_PAGE }, (_, i) => `Story ${page * ITEMS_PER_PAGE + i + 1}`);
       return send(200, 'application/json', JSON.stringify({ items, last: page >= ITEM_PAGES - 1 }));
+    }
+    if (url.pathname === '/never') {
+      // A page whose body never ends (a stuck server, a stream): the browser keeps loading it.
+      never.open += 1;
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.write('<!doctype html><title>Loading forever</title><p>Still loading');
+      response.on('close', () => {
+        never.open -= 1;
+        never.abandoned += 1;
+      });
+      return;
     }
     if (url.pathname === '/slow') {
       await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('ms') ?? 500)));
@@ -127,6 +144,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     requests,
     blockedHits: () => requests.filter((request) => request.host === BLOCKED_HOST),
     submissions: (name) => requests.filter((request) => request.path === `/submit/${name}`),
+    neverLoads: () => ({ ...never }),
     close: async () => {
       server.closeAllConnections();
       blocked.closeAllConnections();

@@ -24,12 +24,52 @@ import { screenshotTab } from './tab-screenshot.js';
 export interface BrowserToolContext {
   callId: string;
   call?: BrowserCallContext | undefined;
+  /**
+   * Aborted when the daemon withdraws the call (the emergency stop, the run stopped or gone):
+   * from then on nothing more is done in the tab — no action, no navigation — and waits end.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** The error a withdrawn call ends with: the daemon's reason. */
+function stoppedError(signal: AbortSignal): AppError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof AppError) return reason;
+  return new AppError('CANCELLED', 'The call was withdrawn; nothing more was done in the tab.');
+}
+
+/** Goes no further when the call has been withdrawn. */
+function throwIfStopped(context: BrowserToolContext): void {
+  if (context.signal?.aborted) throw stoppedError(context.signal);
+}
+
+/** `promise`, or the withdrawal of the call, whichever comes first: a wait ends with the call. */
+function untilStopped<T>(promise: Promise<T>, context: BrowserToolContext): Promise<T> {
+  const signal = context.signal;
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(stoppedError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stoppedError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
 }
 
 const SETTLE_TIMEOUT_MS = 5000;
 const NAVIGATION_TIMEOUT_MS = 15_000;
 /** How long a new tab's about:blank may take before the navigation starts anyway. */
 const BLANK_TAB_WAIT_MS = 3000;
+/** How long a withdrawn navigation's loading is stopped again while the tab still loads. */
+const STOP_LOADING_MS = 2000;
 
 interface Services {
   tabs: AgentTabs;
@@ -222,7 +262,9 @@ async function page<T>(
   context: BrowserToolContext,
 ): Promise<PageReply<T> & { ok: true }> {
   refuseBlocked(tab.url, context);
-  const reply = await callPage<T>(tab.id, request, tab.url);
+  // The last moment a withdrawn call can be kept from acting in the page.
+  throwIfStopped(context);
+  const reply = await untilStopped(callPage<T>(tab.id, request, tab.url), context);
   // The document that answered may not be the one checked (the tab moved meanwhile).
   refuseBlocked(reply.url, context);
   if (!reply.ok) throw new AppError(reply.error.code, reply.error.message);
@@ -268,6 +310,7 @@ async function openBlankTab(context: BrowserToolContext): Promise<Browser.tabs.T
   const deadline = performance.now() + BLANK_TAB_WAIT_MS;
   let tab: Browser.tabs.Tab = created;
   while (tab.status !== 'complete' && performance.now() < deadline) {
+    throwIfStopped(context);
     await new Promise((resolve) => setTimeout(resolve, 20));
     tab = await getTab(tabId);
   }
@@ -284,12 +327,21 @@ async function navigateTab(
 ): Promise<ToolOutput<'browser_navigate'>> {
   const { activity } = tools();
   const since = activity.now();
+  throwIfStopped(context);
+  // Withdrawn while the page loads: the loading stops too (as the browser's Stop button does).
+  const stopLoading = () => void stopTabLoading(tab.id);
+  context.signal?.addEventListener('abort', stopLoading, { once: true });
+  let event;
   try {
-    await start();
-  } catch (error) {
-    throw new AppError('TOOL_FAILED', `The browser could not navigate: ${(error as Error).message}`);
+    try {
+      await start();
+    } catch (error) {
+      throw new AppError('TOOL_FAILED', `The browser could not navigate: ${(error as Error).message}`);
+    }
+    event = await untilStopped(activity.loaded(tab.id, since, waitUntil, timeoutMs, toAddress), context);
+  } finally {
+    context.signal?.removeEventListener('abort', stopLoading);
   }
-  const event = await activity.loaded(tab.id, since, waitUntil, timeoutMs, toAddress);
   const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
   if (blocked) throw navigationError(blocked, runKey(context));
   if (event?.kind === 'error') throw navigationError(event, runKey(context));
@@ -303,6 +355,24 @@ async function navigateTab(
     );
   }
   return { url: now.url ?? event.url, title: now.title ?? '', tab_id: tab.id };
+}
+
+/**
+ * Stops a tab's loading as the browser's Stop button does. A stop that lands before the new page
+ * has replaced the old one stops only the old, so it is sent again until the tab is no longer
+ * loading (for a moment at most).
+ */
+async function stopTabLoading(tabId: number): Promise<void> {
+  const deadline = performance.now() + STOP_LOADING_MS;
+  do {
+    // At once: by default a script waits until the page is idle, which a page still loading is not.
+    await browser.scripting
+      .executeScript({ target: { tabId }, func: () => window.stop(), injectImmediately: true })
+      .catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const now = await browser.tabs.get(tabId).catch(() => undefined);
+    if (now?.status !== 'loading') return;
+  } while (performance.now() < deadline);
 }
 
 export async function navigate(
@@ -527,8 +597,9 @@ async function settleAfter(
   const navigating = () => activity.since(tab.id, since).some((event) => event.kind === 'before');
   const deadline = performance.now() + SETTLE_TIMEOUT_MS;
   for (let round = 0; performance.now() < deadline; round += 1) {
+    throwIfStopped(context);
     if (navigating()) {
-      await activity.loaded(tab.id, since, 'load', NAVIGATION_TIMEOUT_MS);
+      await untilStopped(activity.loaded(tab.id, since, 'load', NAVIGATION_TIMEOUT_MS), context);
       const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
       if (blocked) throw navigationError(blocked, runKey(context));
       await quiet(tab).catch((error: unknown) => {
@@ -537,9 +608,9 @@ async function settleAfter(
       return true;
     }
     const networkSince = activity.lastNetworkAt(tab.id);
-    await activity.networkIdle(tab.id, 50, Math.max(0, deadline - performance.now()));
+    await untilStopped(activity.networkIdle(tab.id, 50, Math.max(0, deadline - performance.now())), context);
     try {
-      await quiet(tab);
+      await untilStopped(quiet(tab), context);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'PAGE_NAVIGATED')) throw error;
     }

@@ -69,11 +69,14 @@ export class ExtensionBackend implements BrowserBackend {
     input: Record<string, unknown>,
     callId: string,
     context: BrowserCallContext,
+    signal: AbortSignal,
   ): Promise<ToolOutcome> {
+    // Aborted (the emergency stop, the run stopped): the extension is told at once (rpc.cancel)
+    // and does nothing more in the tab.
     const result = await this.client.peer.request(
       'extension.tool_call',
       { name, input, call_id: callId, context },
-      { timeoutMs: this.timeoutMs },
+      { timeoutMs: this.timeoutMs, signal },
     );
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: result.error };
   }

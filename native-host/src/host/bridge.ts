@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import {
   AppError,
+  CANCEL_METHOD,
   MAX_BROWSER_TO_HOST_BYTES,
   MAX_HOST_TO_BROWSER_BYTES,
   MAX_SOCKET_FRAME_BYTES,
@@ -255,6 +256,10 @@ export class Bridge {
   private forwardToDaemon(classified: ClassifiedMessage): void {
     if (classified.kind === 'request')
       this.pendingBrowserRequests.set(JSON.stringify(classified.message.id), classified.message.id);
+    // A request the browser withdrew gets no answer: it is not waited for.
+    if (classified.kind === 'notification' && classified.message.method === CANCEL_METHOD) {
+      this.pendingBrowserRequests.delete(JSON.stringify(classified.message.params?.id));
+    }
     try {
       this.daemon?.send(classified.message);
     } catch (error) {

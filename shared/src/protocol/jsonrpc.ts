@@ -2,6 +2,12 @@ import { z } from 'zod';
 
 import { AppError, describeZodError, wireErrorSchema, type WireError } from '../errors.js';
 
+/**
+ * The notification that withdraws a request, in either direction: `{ id, reason }`. JSON-RPC keeps
+ * the `rpc.` prefix for such protocol-level methods, so it can never clash with a method table's.
+ */
+export const CANCEL_METHOD = 'rpc.cancel';
+
 export const requestIdSchema = z.union([z.string().max(200), z.number().int()]);
 export type RequestId = z.infer<typeof requestIdSchema>;
 

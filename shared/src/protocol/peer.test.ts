@@ -11,6 +11,8 @@ const SERVER_METHODS = {
   fail: { params: z.object({}), result: z.object({}) },
   broken: { params: z.object({}), result: z.object({ value: z.string() }) },
   slow: { params: z.object({}), result: z.object({}) },
+  /** Waits until withdrawn, then answers anyway (an answer nobody may send). */
+  stoppable: { params: z.object({}), result: z.object({ finished: z.boolean() }) },
 } as const satisfies MethodTable;
 
 const NOTIFICATIONS = { tick: z.object({ n: z.number() }) } as const;
@@ -18,10 +20,16 @@ const NOTIFICATIONS = { tick: z.object({ n: z.number() }) } as const;
 /** Two peers joined by an in-memory link that delivers through JSON, like a real transport. */
 function linkedPair(options: { timeoutMs?: number } = {}) {
   const toServer: unknown[] = [];
+  const toClient: unknown[] = [];
+  /** The signals the server's `stoppable` handler was given, with why each was aborted. */
+  const stoppable: { signal: AbortSignal; reason?: unknown }[] = [];
   const ticks: number[] = [];
   const protocolErrors: AppError[] = [];
   const server = new JsonRpcPeer({
-    send: (message: JsonRpcMessage) => queueMicrotask(() => client.receive(JSON.parse(JSON.stringify(message)))),
+    send: (message: JsonRpcMessage) => {
+      toClient.push(message);
+      queueMicrotask(() => client.receive(JSON.parse(JSON.stringify(message))));
+    },
     outgoing: {},
     incoming: SERVER_METHODS,
     outgoingNotifications: NOTIFICATIONS,
@@ -33,6 +41,16 @@ function linkedPair(options: { timeoutMs?: number } = {}) {
       },
       broken: () => ({ value: 42 }) as unknown as { value: string },
       slow: () => new Promise<Record<string, never>>(() => undefined),
+      stoppable: (_params, { signal }) => {
+        const entry: { signal: AbortSignal; reason?: unknown } = { signal };
+        stoppable.push(entry);
+        return new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            entry.reason = signal.reason;
+            resolve({ finished: false });
+          }),
+        );
+      },
     },
   });
   const client = new JsonRpcPeer({
@@ -48,8 +66,65 @@ function linkedPair(options: { timeoutMs?: number } = {}) {
     onProtocolError: (error) => protocolErrors.push(error),
     requestTimeoutMs: options.timeoutMs ?? 1000,
   });
-  return { server, client, toServer, ticks, protocolErrors };
+  return { server, client, toServer, toClient, ticks, protocolErrors, stoppable };
 }
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('withdrawing a request (rpc.cancel)', () => {
+  it('rejects at once with the reason, and the handler on the other side is aborted and sends no answer', async () => {
+    const { client, server, toServer, toClient, stoppable, protocolErrors } = linkedPair();
+    const stop = new AbortController();
+    const answer = client.request('stoppable', {}, { signal: stop.signal });
+    await settle();
+    expect(stoppable).toHaveLength(1);
+    expect(stoppable[0]?.signal.aborted).toBe(false);
+
+    stop.abort(new AppError('EMERGENCY_STOPPED', 'The emergency stop is on.'));
+    await expect(answer).rejects.toMatchObject({ code: 'EMERGENCY_STOPPED', message: 'The emergency stop is on.' });
+    await settle();
+    expect(toServer.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      method: 'rpc.cancel',
+      params: { id: 1, reason: 'The emergency stop is on.' },
+    });
+    expect(stoppable[0]?.signal.aborted).toBe(true);
+    expect(stoppable[0]?.reason).toMatchObject({ code: 'CANCELLED', message: 'The emergency stop is on.' });
+    // The handler's late answer is not sent: nobody waits for it.
+    expect(toClient.filter((message) => (message as { id?: unknown }).id === 1)).toEqual([]);
+    expect(protocolErrors).toEqual([]);
+    expect(client.pendingCount).toBe(0);
+    void server;
+  });
+
+  it('an already aborted signal sends nothing; an abort after the answer changes nothing', async () => {
+    const { client, toServer } = linkedPair();
+    const gone = new AbortController();
+    gone.abort();
+    await expect(client.request('add', { a: 1, b: 1 }, { signal: gone.signal })).rejects.toMatchObject({
+      code: 'CANCELLED',
+    });
+    expect(toServer).toEqual([]);
+
+    const late = new AbortController();
+    await expect(client.request('add', { a: 1, b: 2 }, { signal: late.signal })).resolves.toEqual({ sum: 3 });
+    late.abort();
+    await settle();
+    // Only the second request went, and no rpc.cancel after its answer.
+    expect(toServer.map((message) => (message as { method?: string }).method)).toEqual(['add']);
+  });
+
+  it('a closed connection aborts the requests being handled; a cancel for an unknown id is ignored', async () => {
+    const { client, server, stoppable } = linkedPair();
+    void client.request('stoppable', {}).catch(() => undefined);
+    await settle();
+    await server.receive({ jsonrpc: '2.0', method: 'rpc.cancel', params: { id: 999, reason: 'no such request' } });
+    expect(stoppable[0]?.signal.aborted).toBe(false);
+    server.close(new AppError('DISCONNECTED', 'The client went away.'));
+    expect(stoppable[0]?.signal.aborted).toBe(true);
+    expect(stoppable[0]?.reason).toMatchObject({ code: 'DISCONNECTED' });
+  });
+});
 
 describe('JsonRpcPeer', () => {
   it('answers a request with its validated result', async () => {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../constants.js';
 import { AppError, describeZodError, toAppError } from '../errors.js';
 import {
+  CANCEL_METHOD,
   classifyMessage,
   errorResponse,
   requestIdOf,
@@ -14,8 +15,17 @@ import type { MethodTable, NotificationTable } from './methods.js';
 
 type Awaitable<T> = T | Promise<T>;
 
+/** What a request handler is given besides the params. */
+export interface RequestContext {
+  /**
+   * Aborted when the caller withdraws the request (`rpc.cancel`) or the connection closes: the
+   * handler stops what it is doing; its answer, if any, is not sent.
+   */
+  signal: AbortSignal;
+}
+
 export type RequestHandlers<In extends MethodTable> = {
-  [M in keyof In]?: (params: z.output<In[M]['params']>) => Awaitable<z.input<In[M]['result']>>;
+  [M in keyof In]?: (params: z.output<In[M]['params']>, context: RequestContext) => Awaitable<z.input<In[M]['result']>>;
 };
 
 export type NotificationHandlers<N extends NotificationTable> = {
@@ -46,10 +56,26 @@ interface PendingRequest {
   resolve: (value: unknown) => void;
   reject: (error: AppError) => void;
   timer: ReturnType<typeof setTimeout>;
+  /** Removes the request's abort listener (its signal may outlive it). */
+  stopListening?: () => void;
+}
+
+/** Why a request was withdrawn: the signal's reason when it is an AppError, else CANCELLED. */
+function cancelReason(signal: AbortSignal): AppError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof AppError) return reason;
+  const message =
+    reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'The request was withdrawn.';
+  return new AppError('CANCELLED', message);
 }
 
 export interface RequestOptions {
   timeoutMs?: number;
+  /**
+   * Withdraws the request when aborted: the promise rejects at once with the signal's reason (an
+   * AppError), and the other side is told (`rpc.cancel`) so that its handler stops too.
+   */
+  signal?: AbortSignal;
 }
 
 /** What {@link JsonRpcPeer.receive} returns for a message that is handled as it arrives. */
@@ -70,16 +96,19 @@ export class JsonRpcPeer<
   private readonly options: PeerOptions<Out, In, NotifyOut, NotifyIn>;
   // Stored untyped: the method tables check params and results at run time, the public
   // signatures check them at compile time.
-  private readonly handlers = new Map<string, (params: unknown) => Awaitable<unknown>>();
+  private readonly handlers = new Map<string, (params: unknown, context: RequestContext) => Awaitable<unknown>>();
   private readonly notificationHandlers = new Map<string, (params: unknown) => void>();
   private readonly pending = new Map<RequestId, PendingRequest>();
+  /** The other side's requests being handled, each with what withdraws it. */
+  private readonly handling = new Map<RequestId, AbortController>();
   private nextId = 1;
   private closedWith: AppError | undefined;
 
   constructor(options: PeerOptions<Out, In, NotifyOut, NotifyIn>) {
     this.options = options;
     for (const [method, handler] of Object.entries(options.handlers ?? {})) {
-      if (handler) this.handlers.set(method, handler as (params: unknown) => Awaitable<unknown>);
+      if (handler)
+        this.handlers.set(method, handler as (params: unknown, context: RequestContext) => Awaitable<unknown>);
     }
     for (const [method, handler] of Object.entries(options.notificationHandlers ?? {})) {
       if (handler) this.notificationHandlers.set(method, handler as (params: unknown) => void);
@@ -95,7 +124,7 @@ export class JsonRpcPeer<
   }
 
   handle<M extends keyof In & string>(method: M, handler: NonNullable<RequestHandlers<In>[M]>): void {
-    this.handlers.set(method, handler as (params: unknown) => Awaitable<unknown>);
+    this.handlers.set(method, handler as (params: unknown, context: RequestContext) => Awaitable<unknown>);
   }
 
   onNotification<K extends keyof NotifyIn & string>(
@@ -111,11 +140,25 @@ export class JsonRpcPeer<
     options: RequestOptions = {},
   ): Promise<z.output<Out[M]['result']>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(cancelReason(signal));
     const id = this.nextId++;
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.has(id)) return;
+        const reason = cancelReason(signal!);
+        this.settle(id, (pending) => pending.reject(reason));
+        // Tell the other side, so that its handler stops too; a closed transport has nobody to tell.
+        try {
+          this.options.send({ jsonrpc: '2.0', method: CANCEL_METHOD, params: { id, reason: reason.message } });
+        } catch (error) {
+          this.options.onProtocolError?.(toAppError(error));
+        }
+      };
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        signal?.removeEventListener('abort', onAbort);
         reject(new AppError('TIMEOUT', `No answer to "${method}" within ${timeoutMs} ms.`));
       }, timeoutMs);
       this.pending.set(id, {
@@ -123,12 +166,15 @@ export class JsonRpcPeer<
         resolve: resolve as (value: unknown) => void,
         reject,
         timer,
+        ...(signal ? { stopListening: () => signal.removeEventListener('abort', onAbort) } : {}),
       });
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         this.options.send({ jsonrpc: '2.0', id, method, params: params as Record<string, unknown> });
       } catch (error) {
         clearTimeout(timer);
         this.pending.delete(id);
+        signal?.removeEventListener('abort', onAbort);
         reject(toAppError(error));
       }
     });
@@ -157,7 +203,8 @@ export class JsonRpcPeer<
       case 'request':
         return this.dispatchRequest(classified.message);
       case 'notification':
-        this.dispatchNotification(classified.message.method, classified.message.params ?? {});
+        if (classified.message.method === CANCEL_METHOD) this.withdrawn(classified.message.params ?? {});
+        else this.dispatchNotification(classified.message.method, classified.message.params ?? {});
         return HANDLED;
       case 'success':
         this.settle(classified.message.id, (pending) => {
@@ -192,9 +239,21 @@ export class JsonRpcPeer<
     this.closedWith = reason;
     for (const [id, pending] of this.pending) {
       clearTimeout(pending.timer);
+      pending.stopListening?.();
       pending.reject(reason);
       this.pending.delete(id);
     }
+    // Nobody is left to take the answers of the requests being handled: they stop.
+    for (const controller of this.handling.values()) controller.abort(reason);
+    this.handling.clear();
+  }
+
+  /** `rpc.cancel` from the other side: the request it names is aborted (an unknown id is ignored: it has just been answered). */
+  private withdrawn(params: Record<string, unknown>): void {
+    const id = params.id;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const reason = typeof params.reason === 'string' && params.reason !== '' ? params.reason.slice(0, 500) : undefined;
+    this.handling.get(id)?.abort(new AppError('CANCELLED', reason ?? 'The caller withdrew the request.'));
   }
 
   private settle(id: RequestId, action: (pending: PendingRequest) => void): void {
@@ -207,6 +266,7 @@ export class JsonRpcPeer<
     }
     this.pending.delete(id);
     clearTimeout(pending.timer);
+    pending.stopListening?.();
     action(pending);
   }
 
@@ -230,12 +290,20 @@ export class JsonRpcPeer<
       return;
     }
     let result: unknown;
+    const controller = new AbortController();
+    // A request id used twice while the first is handled: each keeps its own signal, the map the newest.
+    this.handling.set(request.id, controller);
     try {
-      result = await handler(params.data);
+      result = await handler(params.data, { signal: controller.signal });
     } catch (error) {
+      if (controller.signal.aborted) return;
       this.replyError(request.id, toAppError(error));
       return;
+    } finally {
+      if (this.handling.get(request.id) === controller) this.handling.delete(request.id);
     }
+    // Withdrawn: the caller has stopped waiting, and an answer now would be for nobody.
+    if (controller.signal.aborted) return;
     const checked = spec.result.safeParse(result);
     if (!checked.success) {
       this.replyError(

@@ -136,11 +136,21 @@ export class HeadlessBrowser implements BrowserBackend {
     input: Record<string, unknown>,
     _callId: string,
     context: BrowserCallContext,
+    signal?: AbortSignal,
   ): Promise<ToolOutcome> {
+    if (signal?.aborted) return withdrawn(signal);
     const release = this.hold();
+    // Withdrawn (a run stopped; the emergency stop also closes this browser): the caller is
+    // answered at once; a page operation already sent to the browser ends at its own time limit.
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<ToolOutcome>((resolve) => {
+      onAbort = () => resolve(withdrawn(signal!));
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
     try {
-      return await this.run(name, input, context);
+      return await Promise.race([this.run(name, input, context), stopped]);
     } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
       release();
     }
   }
@@ -651,4 +661,11 @@ export class HeadlessBrowser implements BrowserBackend {
       await sleep(10);
     }
   }
+}
+
+/** The outcome of a call withdrawn by its signal: the reason it was given. */
+function withdrawn(signal: AbortSignal): ToolOutcome {
+  const reason: unknown = signal.reason;
+  const error = reason instanceof AppError ? reason : new AppError('CANCELLED', 'The call was withdrawn.');
+  return { ok: false, error: { code: error.code, message: error.message } };
 }
