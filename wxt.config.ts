@@ -30,6 +30,8 @@ export default defineConfig({
       'webNavigation',
       'webRequest',
       'declarativeNetRequest',
+      // Chromium: the agent's tabs go into a "NextAI" tab group (Firefox has no such API for add-ons).
+      ...(browser === 'firefox' ? [] : ['tabGroups']),
     ],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'NextAI Agent' },

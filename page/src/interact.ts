@@ -31,6 +31,7 @@ import {
   tag,
   windowOf,
 } from './dom.js';
+import { outline } from './highlight.js';
 import { resolveTarget } from './resolve.js';
 import { roleOf } from './roles.js';
 import { PageFailure, type PageState } from './state.js';
@@ -96,6 +97,8 @@ export async function act(state: PageState, document: Document, request: ActRequ
     );
   }
   const described = label(element, state);
+  // The person sees where the agent acts (never on the whole document: a key with no target).
+  if (target) outline(element);
   const done = (message: string): ActValue => ({ message, target: described, ...(sensitive ? { sensitive } : {}) });
   switch (request.action) {
     case 'click':

@@ -7,6 +7,7 @@
 import type { SettleValue } from '@nextai/shared/browser';
 
 import { queryRoots, windowOf } from './dom.js';
+import { isOutlineChange } from './highlight.js';
 
 const ATTRIBUTE_WINDOW_MS = 300;
 
@@ -19,6 +20,7 @@ export function settle(document: Document, timeoutMs: number, quietMs = 50): Pro
     const observer = new (windowOf(root).MutationObserver)((records) => {
       const now = view.performance.now();
       for (const record of records) {
+        if (isOutlineChange(record)) continue;
         if (record.type !== 'attributes' || now - started < ATTRIBUTE_WINDOW_MS) {
           mutations += 1;
           last = now;

@@ -14,6 +14,12 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 // opened for the navigation. The new tab's own blank page must not be taken for the page asked
 // for. The one setting is the fixture's loopback host, which the browser tools refuse unless
 // security.allowed_domains names it (so a page cannot turn the agent against this computer).
+/** What the test asks the extension's service worker of its tabs and their groups. */
+interface ChromeGroups {
+  tabs: { get(id: number): Promise<{ groupId: number }> };
+  tabGroups: { get(id: number): Promise<{ title?: string }> };
+}
+
 let home: TestHome;
 let browser: ExtensionBrowser | undefined;
 let site: FixtureSite;
@@ -57,6 +63,16 @@ test('with the default configuration (the fixture host named), the first browser
     const seen = await call('browser_snapshot', {});
     expect(seen.ok, JSON.stringify(seen.error)).toBe(true);
     expect(String(seen.output?.snapshot)).toMatch(/\[e1\]/);
+    // The person sees which tab is the agent's: it is in the window's "NextAI" tab group.
+    const tabId = opened.output?.tab_id as number;
+    const group = await browser!.serviceWorker.evaluate(async (id) => {
+      const api = (globalThis as unknown as { chrome: ChromeGroups }).chrome;
+      const tab = await api.tabs.get(id);
+      if (tab.groupId === -1) return undefined;
+      const found = await api.tabGroups.get(tab.groupId);
+      return found.title;
+    }, tabId);
+    expect(group).toBe('NextAI');
     expect((await call('browser_tabs', { action: 'close' })).ok).toBe(true);
   }
 });

@@ -97,6 +97,33 @@ describe('the page agent', () => {
     expect(stale).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT' } });
   });
 
+  it('outlines the element it acts on for a moment, without taking clicks', async () => {
+    await page.setContent(
+      `<p>Before</p><button onclick="this.textContent = 'Clicked ' + (++window.n || (window.n = 1))">Go</button>`,
+    );
+    await snapshot();
+    const reply = await ask({ op: 'act', action: 'click', ref: 'e1', allow_sensitive: [] });
+    expect(reply.ok).toBe(true);
+    const box = await page.evaluate(() => {
+      const host = document.querySelector('nextai-outline') as HTMLElement | null;
+      const button = document.querySelector('button')!.getBoundingClientRect();
+      return host
+        ? {
+            inert: getComputedStyle(host).pointerEvents === 'none' && host.getAttribute('aria-hidden') === 'true',
+            // What a person's click at the button's centre reaches: the button, not the outline.
+            hit: document.elementFromPoint(button.x + button.width / 2, button.y + button.height / 2)?.tagName,
+          }
+        : undefined;
+    });
+    expect(box).toEqual({ inert: true, hit: 'BUTTON' });
+    // A real click goes through it.
+    await page.click('button');
+    expect(await page.textContent('button')).toBe('Clicked 2');
+    // The outline is not part of what the page says it is, and it goes away by itself.
+    expect((await snapshot()).snapshot).not.toMatch(/outline/i);
+    await expect.poll(() => page.evaluate(() => document.querySelector('nextai-outline') === null)).toBe(true);
+  });
+
   it('says a ref is from an earlier page after a reload', async () => {
     await page.setContent(`<button>Go</button>`);
     const { doc } = (await ask<SnapshotValue>({ op: 'snapshot' })) as PageReply & { ok: true };

@@ -14,6 +14,7 @@ import {
   type ToolOutput,
 } from '@nextai/shared';
 
+import { groupAgentTab } from './tab-group.js';
 import { agentTabs, DIRECT_CALLS, type AgentTabs } from './agent-tabs.js';
 import { NavigationGuard } from './navigation-guard.js';
 import { callPage, restrictedReason } from './page-channel.js';
@@ -118,6 +119,8 @@ function followSpawnedTabs({ tabs, guard }: Services): void {
     if (!source || (await tabs.entry(tabId))) return;
     fresh.add(tabId);
     await tabs.give(tabId, 'spawned', source.owner);
+    // A tab the agent's page opened is the agent's too; one from the person's own tab is not moved.
+    if (source.how !== 'attached' && source.how !== 'context_menu') await groupAgentTab(tabId);
     // Its first page may have ended before it was the run's.
     const now = await browser.tabs.get(tabId).catch(() => undefined);
     if (now?.status === 'complete') await ended(tabId, now.url);
@@ -307,6 +310,7 @@ async function openBlankTab(context: BrowserToolContext): Promise<Browser.tabs.T
   if (created.id === undefined) throw new AppError('TOOL_FAILED', 'The browser did not open a tab.');
   const tabId = created.id;
   await tools().tabs.give(tabId, 'opened', runKey(context));
+  await groupAgentTab(tabId);
   const deadline = performance.now() + BLANK_TAB_WAIT_MS;
   let tab: Browser.tabs.Tab = created;
   while (tab.status !== 'complete' && performance.now() < deadline) {
