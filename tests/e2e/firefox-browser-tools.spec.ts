@@ -1,6 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
 import { expect, test } from '@playwright/test';
 
-import { BROWSER_TASKS, callAsking, cliTools, writeBlockingConfig, type CallTool } from '../support/browser-tasks.js';
+import {
+  BROWSER_TASKS,
+  FIXTURE_ALLOWED_DOMAINS,
+  callAsking,
+  cliTools,
+  writeBlockingConfig,
+  type CallTool,
+} from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { BLOCKED_HOST, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { launchFirefoxWithExtension, makeFirefoxHome, type FirefoxWithExtension } from '../support/firefox.js';
@@ -21,11 +31,23 @@ test.afterEach(async () => {
   await site.close();
 });
 
-/** Firefox with the add-on, connected to a fresh daemon that blocks the fixture's partner host. */
-async function start(): Promise<{ call: CallTool; env: NodeJS.ProcessEnv }> {
+/**
+ * Firefox with the add-on, connected to a fresh daemon that blocks the fixture's partner host —
+ * or, `defaults`, one with the default configuration but for the fixture's loopback host named
+ * (which the browser tools refuse otherwise).
+ */
+async function start(defaults = false): Promise<{ call: CallTool; env: NodeJS.ProcessEnv }> {
   site = await startFixtureSite();
   home = makeHome();
-  writeBlockingConfig(home.dir);
+  if (defaults) {
+    fs.writeFileSync(
+      path.join(home.dir, 'config.json'),
+      JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
+      { mode: 0o600 },
+    );
+  } else {
+    writeBlockingConfig(home.dir);
+  }
   const env = { ...home.env, HOME: makeFirefoxHome() };
   expect((await runCli(['install', '--browser', 'firefox'], env)).code).toBe(0);
   firefox = await launchFirefoxWithExtension(env.HOME!, env);
@@ -71,4 +93,21 @@ test('Firefox: going back to a blocked page the back/forward cache restores is r
   expect(back.error?.code, JSON.stringify(back)).toBe('POLICY_BLOCKED');
   expect((await call('browser_snapshot', {})).error?.code).toBe('POLICY_BLOCKED');
   expect((await call('browser_extract', { type: 'text' })).error?.code).toBe('POLICY_BLOCKED');
+});
+
+test('Firefox, default configuration: the first browser_navigate loads the page asked for, and the emergency stop reaches the tab', async () => {
+  const { call, env } = await start(true);
+  const opened = await call('browser_navigate', { url: site.url('table.html') });
+  expect(opened.ok, JSON.stringify(opened.error)).toBe(true);
+  expect(opened.output?.url).toBe(site.url('table.html'));
+  const seen = await call('browser_snapshot', {});
+  expect(String(seen.output?.snapshot)).toMatch(/\[e1\]/);
+
+  // A page that never finishes loading, then the stop: the call ends, and the tab stops loading.
+  const navigating = call('browser_navigate', { url: site.url('never'), timeout: 60_000 });
+  await expect.poll(() => site.neverLoads().open, { timeout: 20_000 }).toBe(1);
+  expect((await runCli(['stop', '--reason', 'e2e: stop while a page loads'], env)).code).toBe(0);
+  expect((await navigating).error?.code).toBe('EMERGENCY_STOPPED');
+  await expect.poll(() => site.neverLoads(), { timeout: 5_000 }).toEqual({ open: 0, abandoned: 1 });
+  expect((await runCli(['stop', '--reset'], env)).code).toBe(0);
 });
