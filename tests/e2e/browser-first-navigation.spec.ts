@@ -93,3 +93,22 @@ test('the emergency stop reaches the tab: a navigation still loading ends at onc
   await expect.poll(() => site.neverLoads(), { timeout: 5_000 }).toEqual({ open: 0, abandoned: 1 });
   expect((await runCli(['stop', '--reset'], home.env)).code).toBe(0);
 });
+
+test('a page that sends itself on twice is followed to where it arrives; a tab closed during a call says so at once', async () => {
+  const call = cliTools(home.env);
+  const arrived = await call('browser_navigate', { url: site.url('js-hop?n=2') });
+  expect(arrived.ok, JSON.stringify(arrived.error)).toBe(true);
+  expect(arrived.output).toMatchObject({ url: site.url('js-hop?n=0'), title: 'Arrived' });
+
+  // The person closes the agent's tab while a page in it is still loading.
+  const navigating = call('browser_navigate', { url: site.url('never'), timeout: 60_000 });
+  await expect.poll(() => site.neverLoads().open, { timeout: 20_000 }).toBe(1);
+  const tab = browser!.context.pages().find((page) => page.url().includes('/never'));
+  await tab!.close();
+  const closed = await navigating;
+  expect(closed.ok).toBe(false);
+  expect(closed.error?.code).toBe('TAB_CLOSED');
+  expect(closed.error?.message).toMatch(/was closed/);
+  // The run can go on: the next navigation opens a new tab.
+  expect((await call('browser_navigate', { url: site.url('index.html') })).ok).toBe(true);
+});

@@ -89,6 +89,16 @@ export async function startFixtureSite(): Promise<FixtureSite> {
       const items = Array.from({ length: ITEMS_PER_PAGE }, (_, i) => `Story ${page * ITEMS_PER_PAGE + i + 1}`);
       return send(200, 'application/json', JSON.stringify({ items, last: page >= ITEM_PAGES - 1 }));
     }
+    if (url.pathname === '/js-hop') {
+      // A page that sends itself on with script, `n` times, then arrives.
+      const left = Number(url.searchParams.get('n') ?? 0);
+      if (left <= 0) return send(200, 'text/html', '<!doctype html><title>Arrived</title><h1>Arrived</h1>');
+      return send(
+        200,
+        'text/html',
+        `<!doctype html><title>Hop ${left}</title><script>location.replace('/js-hop?n=${left - 1}')</script>`,
+      );
+    }
     if (url.pathname === '/never') {
       // A page whose body never ends (a stuck server, a stream): the browser keeps loading it.
       never.open += 1;

@@ -21,6 +21,8 @@ export class TabActivity {
   private readonly inFlight = new Map<number, Set<string>>();
   private readonly lastNetwork = new Map<number, number>();
   private readonly waiters = new Set<() => void>();
+  /** Tabs closed since the background started: a wait for one ends at once (ids are not reused). */
+  private readonly closed = new Set<number>();
 
   constructor() {
     const record =
@@ -75,6 +77,7 @@ export class TabActivity {
     browser.tabs.onRemoved.addListener((tabId) => {
       this.navigations.delete(tabId);
       this.inFlight.delete(tabId);
+      this.closed.add(tabId);
       this.wake();
     });
   }
@@ -143,7 +146,7 @@ export class TabActivity {
           (event.kind === wanted || event.kind === 'error' || event.kind === 'request_error'),
       );
     const started = performance.now();
-    await this.until(() => find() !== undefined, timeoutMs);
+    await this.until(() => find() !== undefined || this.closed.has(tabId), timeoutMs);
     const event = find();
     if (event && event.kind !== 'error' && until === 'networkidle') {
       await this.networkIdle(tabId, 500, Math.max(0, timeoutMs - (performance.now() - started)));

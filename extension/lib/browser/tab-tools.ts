@@ -346,10 +346,11 @@ async function navigateTab(
   } finally {
     context.signal?.removeEventListener('abort', stopLoading);
   }
+  // A tab closed meanwhile (by the person) says so, whatever its load last reported.
+  const now = await getTab(tab.id);
   const blocked = blockedNavigation(activity.since(tab.id, since), runKey(context));
   if (blocked) throw navigationError(blocked, runKey(context));
   if (event?.kind === 'error') throw navigationError(event, runKey(context));
-  const now = await getTab(tab.id);
   // Back and forward may restore a blocked page from the back/forward cache, with no request.
   refuseBlocked(now.url, context);
   if (!event) {
