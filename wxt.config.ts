@@ -30,8 +30,8 @@ export default defineConfig({
       'webNavigation',
       'webRequest',
       'declarativeNetRequest',
-      // Chromium: the agent's tabs go into a "NextAI" tab group (Firefox has no such API for add-ons).
-      ...(browser === 'firefox' ? [] : ['tabGroups']),
+      // The agent's tabs go into a "NextAI" tab group (Firefox from 139; older ones ignore it).
+      'tabGroups',
     ],
     host_permissions: ['<all_urls>'],
     action: { default_title: 'NextAI Agent' },

@@ -19,6 +19,12 @@ import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
 // The same browser tools through the extension in Firefox (WebDriver BiDi drives the browser; the
 // daemon calls the tools, the add-on runs them).
+/** What the test asks the add-on's page of its tabs and their groups. */
+interface FirefoxGroups {
+  tabs: { get(id: number): Promise<{ groupId?: number }> };
+  tabGroups: { get(id: number): Promise<{ title?: string }> };
+}
+
 let home: TestHome;
 let firefox: FirefoxWithExtension | undefined;
 let site: FixtureSite;
@@ -102,6 +108,14 @@ test('Firefox, default configuration: the first browser_navigate loads the page 
   expect(opened.output?.url).toBe(site.url('table.html'));
   const seen = await call('browser_snapshot', {});
   expect(String(seen.output?.snapshot)).toMatch(/\[e1\]/);
+  // The agent's tab is in the window's "NextAI" tab group, as in Chromium.
+  const sidebar = await firefox!.openSidebarPage();
+  const group = await sidebar.evaluate(async (id) => {
+    const api = (globalThis as unknown as { browser: FirefoxGroups }).browser;
+    const tab = await api.tabs.get(id);
+    return tab.groupId === undefined || tab.groupId === -1 ? undefined : (await api.tabGroups.get(tab.groupId)).title;
+  }, opened.output?.tab_id as number);
+  expect(group).toBe('NextAI');
 
   // A page that never finishes loading, then the stop: the call ends, and the tab stops loading.
   const navigating = call('browser_navigate', { url: site.url('never'), timeout: 60_000 });

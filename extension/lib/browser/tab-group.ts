@@ -16,7 +16,7 @@ interface GroupingTabs {
  * Puts a tab the agent opened into its window's "NextAI" tab group, made on first use, so that a
  * person sees at a glance which tabs the agent works in. Tabs the person gave it stay where they
  * are (moving a person's tab is not the agent's to do). Where the browser has no tab groups for
- * extensions (Firefox), nothing happens; a failure is only logged — the tool goes on.
+ * extensions (Firefox before 139), nothing happens; a failure is only logged — the tool goes on.
  */
 export async function groupAgentTab(tabId: number): Promise<void> {
   const tabGroups = (browser as unknown as { tabGroups?: TabGroupsApi }).tabGroups;
