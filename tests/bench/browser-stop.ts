@@ -7,12 +7,9 @@
  *     and the page's load was stopped), seen as the fixture server's connection closing.
  * Goal: p99 ≤ 200 ms for both. Prints them; asserts nothing.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
-import { FIXTURE_ALLOWED_DOMAINS } from '../support/browser-tasks.js';
+import { writeFixtureHostsConfig } from '../support/browser-tasks.js';
 import { launchWithExtension, makeProfileDir } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
 import { startFixtureSite } from '../support/fixture-site.js';
@@ -32,11 +29,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 export async function benchStopWithBrowserCall(): Promise<string[]> {
   const site = await startFixtureSite();
   const home = makeHome('nx-bench-bstop-');
-  fs.writeFileSync(
-    path.join(home.dir, 'config.json'),
-    JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
-    { mode: 0o600 },
-  );
+  writeFixtureHostsConfig(home.dir);
   const profile = makeProfileDir();
   const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
   if (installed.code !== 0) throw new Error(`Could not register the host: ${installed.stderr}`);

@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { expect, test } from '@playwright/test';
 
-import { cliTools, FIXTURE_ALLOWED_DOMAINS } from '../support/browser-tasks.js';
+import { cliTools, writeFixtureHostsConfig } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, type ExtensionBrowser } from '../support/chromium.js';
 import { startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
@@ -29,11 +26,7 @@ test.beforeAll(() => requireBuilt(CLI_BUNDLE));
 test.beforeEach(async () => {
   site = await startFixtureSite();
   home = makeHome();
-  fs.writeFileSync(
-    path.join(home.dir, 'config.json'),
-    JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
-    { mode: 0o600 },
-  );
+  writeFixtureHostsConfig(home.dir);
   const profile = makeProfileDir();
   const installed = await runCli(['install', '--browser', 'chromium', '--user-data-dir', profile], home.env);
   expect(installed.code, installed.stderr).toBe(0);

@@ -1,14 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { expect, test } from '@playwright/test';
 
 import {
   BROWSER_TASKS,
-  FIXTURE_ALLOWED_DOMAINS,
   callAsking,
   cliTools,
   writeBlockingConfig,
+  writeFixtureHostsConfig,
   type CallTool,
 } from '../support/browser-tasks.js';
 import { runCli } from '../support/cli.js';
@@ -46,11 +43,7 @@ async function start(defaults = false): Promise<{ call: CallTool; env: NodeJS.Pr
   site = await startFixtureSite();
   home = makeHome();
   if (defaults) {
-    fs.writeFileSync(
-      path.join(home.dir, 'config.json'),
-      JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
-      { mode: 0o600 },
-    );
+    writeFixtureHostsConfig(home.dir);
   } else {
     writeBlockingConfig(home.dir);
   }

@@ -36,6 +36,20 @@ export const FIXTURE_ALLOWED_DOMAINS = ['*', '127.0.0.1', 'localhost'] as const;
  * A policy that blocks the fixture's partner host, as a person's blocked_domains would, and
  * names the fixture's own loopback hosts so the browser tools may open them.
  */
+/**
+ * The default configuration, but for the fixture's loopback hosts named in allowed_domains (the
+ * browser tools refuse loopback addresses otherwise): what a new user has, on the test site.
+ */
+export function writeFixtureHostsConfig(home: string): void {
+  fs.writeFileSync(
+    `${home}/config.json`,
+    JSON.stringify({ security: { allowed_domains: [...FIXTURE_ALLOWED_DOMAINS] } }),
+    {
+      mode: 0o600,
+    },
+  );
+}
+
 export function writeBlockingConfig(home: string): void {
   fs.writeFileSync(
     `${home}/config.json`,
