@@ -7,7 +7,12 @@ import { DaemonClient } from '../../native-host/src/client/daemon-client.js';
 import { dataPaths } from '../../native-host/src/core/paths.js';
 import { runCli, startCli } from '../support/cli.js';
 import { launchWithExtension, makeProfileDir, sidePanelUrl, type ExtensionBrowser } from '../support/chromium.js';
-import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from '../support/fake-model-server.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+  type Responder,
+  type ScriptedTurn,
+} from '../support/fake-model-server.js';
 import { isAlive, makeHome, readPid, type TestHome } from '../support/home.js';
 import { CLI_BUNDLE, requireBuilt } from '../support/paths.js';
 
@@ -42,7 +47,7 @@ test.afterEach(async () => {
  * browser's environment, so the model's address goes in first), the host installed in a fresh
  * profile, and Chromium started.
  */
-async function launch(script: ScriptedTurn[]): Promise<ExtensionBrowser> {
+async function launch(script: ScriptedTurn[] | Responder): Promise<ExtensionBrowser> {
   home = makeHome();
   model = await startFakeModelServer(script);
   Object.assign(home.env, { ANTHROPIC_BASE_URL: model.anthropicBaseUrl, ANTHROPIC_API_KEY: KEY });
@@ -269,19 +274,23 @@ test('fifty pending requests: the badge and the tab count them, the list renders
 });
 
 test('the daemon dies while a run waits for approval: after the restart the same request is still in the panel, once, and answering it lets the run finish', async () => {
-  const b = await launch([
-    {
-      kind: 'tool_calls',
-      calls: [{ name: 'bash_execute', input: { command: `touch ${OUTSIDE}-restart && echo survived-a-restart` } }],
-    },
-    { kind: 'text', text: 'The command printed survived-a-restart.' },
-  ]);
+  // A model that answers by what it was sent, as a real one does: the command until its output
+  // comes back, then the answer. (A list would answer a second ask with its next turn, and a
+  // re-asked model call would look like a run that finished.)
+  const command = `touch ${OUTSIDE}-restart && echo survived-a-restart`;
+  const b = await launch((request) => {
+    const last = lastMessageText(request.body as { messages: { content: unknown }[] });
+    return last.includes('"tool_result"') && last.includes('survived-a-restart')
+      ? { kind: 'text', text: 'The command printed survived-a-restart.' }
+      : { kind: 'tool_calls', calls: [{ name: 'bash_execute', input: { command } }] };
+  });
   const panel = await openPanel(b);
   await panel.getByTestId('tab-approvals').click();
   const runId = await startRun('Run echo survived-a-restart');
   const cards = panel.getByTestId('approval-card');
   await expect(cards).toHaveCount(1, WAIT);
   const approvalId = await cards.getAttribute('data-approval-id');
+  await expect.poll(() => runState(runId), WAIT).toBe('waiting_approval');
 
   const pidFile = `${home.dir}/run/daemon.pid`;
   const firstPid = readPid(pidFile)!;
@@ -289,7 +298,20 @@ test('the daemon dies while a run waits for approval: after the restart the same
   await expect.poll(() => isAlive(firstPid), WAIT).toBe(false);
   await expect.poll(() => readPid(pidFile), WAIT).not.toBe(firstPid);
   await expect(panel.getByTestId('connection-status')).toHaveAttribute('data-status', 'connected', WAIT);
-  await expect.poll(() => runState(runId), WAIT).toBe('waiting_approval');
+  // What the run did after the restart, shown if it is not waiting for the person again.
+  const story = async () =>
+    JSON.stringify({
+      run: JSON.parse((await runCli(['runs', 'show', runId, '--steps', '--json'], home.env, 60_000)).stdout),
+      modelWasSent: model!.requests.map((request) => lastMessageText(request.body).slice(0, 300)),
+    });
+  await expect
+    .poll(() => runState(runId), { ...WAIT, message: 'the run after the restart' })
+    .toBe('waiting_approval')
+    .catch(async (error: Error) => {
+      throw new Error(`${error.message}\n${await story()}`);
+    });
+  // Nothing ran without the person's answer.
+  expect(fs.existsSync(`${OUTSIDE}-restart`)).toBe(false);
 
   await expect(cards).toHaveCount(1);
   await expect(cards).toHaveAttribute('data-approval-id', approvalId!);
