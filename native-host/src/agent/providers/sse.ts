@@ -107,29 +107,15 @@ export const MAX_JSON_ANSWER_BYTES = 64 * 1024 * 1024;
  * the idle limit lets it (the bytes keep coming, but no event does).
  */
 export function limitLines(response: Response, label: string, maxLineBytes = MAX_LINE_BYTES): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
   /** Bytes since the last newline. */
   let open = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) {
-        controller.close();
-        return;
-      }
-      const newline = value.lastIndexOf(10);
-      open = newline === -1 ? open + value.byteLength : value.byteLength - newline - 1;
-      if (open > maxLineBytes) {
-        void reader.cancel().catch(() => undefined);
-        controller.error(malformedStream(label, `a line of more than ${Math.round(maxLineBytes / 1024 / 1024)} MB`));
-        return;
-      }
-      controller.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
+  return watchedBody(response, (chunk) => {
+    const newline = chunk.lastIndexOf(10);
+    open = newline === -1 ? open + chunk.byteLength : chunk.byteLength - newline - 1;
+    return open > maxLineBytes
+      ? malformedStream(label, `a line of more than ${Math.round(maxLineBytes / 1024 / 1024)} MB`)
+      : 'pass';
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** The `data: [DONE]` line that ends a chat-completions stream (CRLF or LF). */
@@ -141,11 +127,24 @@ const DONE_LINE = /(?:^|[\r\n])data: ?\[DONE\][\r\n]/;
  * they come.
  */
 export function endAtDone(response: Response): Response {
-  if (!response.body) return response;
-  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   // The end of what came before: the line may arrive split across chunks.
   let tail = '';
+  return watchedBody(response, (chunk) => {
+    const text = tail + decoder.decode(chunk, { stream: true });
+    tail = text.slice(-16);
+    return DONE_LINE.test(text) ? 'last' : 'pass';
+  });
+}
+
+/**
+ * The response with its body passed through `watch`, chunk by chunk: each chunk goes on
+ * (`pass`), goes on and ends the body (`last`: the rest is not read), or fails the body instead
+ * (an error). The headers and status stay.
+ */
+function watchedBody(response: Response, watch: (chunk: Uint8Array) => 'pass' | 'last' | Error): Response {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await reader.read();
@@ -153,14 +152,17 @@ export function endAtDone(response: Response): Response {
         controller.close();
         return;
       }
-      controller.enqueue(value);
-      const text = tail + decoder.decode(value, { stream: true });
-      if (DONE_LINE.test(text)) {
-        controller.close();
+      const verdict = watch(value);
+      if (verdict instanceof Error) {
         void reader.cancel().catch(() => undefined);
+        controller.error(verdict);
         return;
       }
-      tail = text.slice(-16);
+      controller.enqueue(value);
+      if (verdict === 'last') {
+        controller.close();
+        void reader.cancel().catch(() => undefined);
+      }
     },
     cancel: (reason) => reader.cancel(reason),
   });
